@@ -1,0 +1,254 @@
+"""The voice helper's NDJSON protocol (behaviour.md 8.3): its messages and their encoding.
+
+The server and `assist-voice` talk one JSON object per line. This module decides what a
+line means and what goes back; it never reads or writes a stream. `decode_request` turns
+every line the helper can receive into a message, or into the `Error` event to send back,
+so a bad line never crashes the helper. `decode_event` reads the helper's output for the
+server and never raises: a line that is not an event is skipped (None).
+
+Request ids are any JSON value and are echoed back exactly as given.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import attrs
+from assist.core.tones import NEUTRAL, tone_or_neutral
+
+OPS: tuple[str, ...] = ("say", "stop", "quit")
+"""Every request op, in the order the protocol lists them."""
+
+AUDIO_DECIMALS = 3
+"""`audio_s` is rounded to milliseconds: finer figures are noise, and a stable form keeps
+logs and comparisons readable."""
+
+
+@attrs.frozen
+class Say:
+    """Speak `text` (already trimmed, never empty) in `emotion` (one of the six tones)."""
+
+    id: object
+    text: str
+    emotion: str = NEUTRAL
+
+
+@attrs.frozen
+class Stop:
+    """Cut off say `id` if it is queued or playing (ours)."""
+
+    id: object
+
+
+@attrs.frozen
+class Quit:
+    """Stop reading; finish what was read before."""
+
+
+@attrs.frozen
+class Ready:
+    """The engine is loaded; sent exactly once, before any other event."""
+
+    engine: str
+    sample_rate: int
+    load_ms: int
+
+
+@attrs.frozen
+class Speaking:
+    """The first audio of say `id` exists, `first_audio_ms` after its handling began."""
+
+    id: object
+    first_audio_ms: int
+
+
+@attrs.frozen
+class Done:
+    """Say `id` has played to the end."""
+
+    id: object
+    audio_s: float
+    total_ms: int
+
+
+@attrs.frozen
+class Stopped:
+    """Say `id` was cut off after `audio_s` seconds of audio (ours)."""
+
+    id: object
+    audio_s: float
+
+
+@attrs.frozen
+class Error:
+    """A request could not be served; `id` is the request's (None when unknown)."""
+
+    id: object
+    message: str
+
+
+Request = Say | Stop | Quit
+Event = Ready | Speaking | Done | Stopped | Error
+Message = Request | Ready | Speaking | Done | Stopped | Error
+
+
+def encode(message: Message) -> str:
+    """One compact JSON line for `message`, without the newline.
+
+    Non-ASCII text is escaped, so the line is plain ASCII: it survives any pipe encoding
+    and no Unicode line separator can ever split it.
+    """
+    return json.dumps(_fields(message), separators=(",", ":"), ensure_ascii=True)
+
+
+def _fields(message: Message) -> dict[str, Any]:
+    match message:
+        case Say(id=id_, text=text, emotion=emotion):
+            return {"op": "say", "id": id_, "text": text, "emotion": emotion}
+        case Stop(id=id_):
+            return {"op": "stop", "id": id_}
+        case Quit():
+            return {"op": "quit"}
+        case Ready(engine=engine, sample_rate=rate, load_ms=load_ms):
+            return {"event": "ready", "engine": engine, "sample_rate": rate, "load_ms": load_ms}
+        case Speaking(id=id_, first_audio_ms=first):
+            return {"event": "speaking", "id": id_, "first_audio_ms": first}
+        case Done(id=id_, audio_s=audio_s, total_ms=total_ms):
+            return {"event": "done", "id": id_, "audio_s": audio_s, "total_ms": total_ms}
+        case Stopped(id=id_, audio_s=audio_s):
+            return {"event": "stopped", "id": id_, "audio_s": audio_s}
+        case Error(id=id_, message=text):
+            return {"event": "error", "id": id_, "message": text}
+    raise TypeError(f"not a protocol message: {message!r}")
+
+
+def audio_seconds(samples: int, sample_rate: int) -> float:
+    """`audio_s` for `samples` at `sample_rate`, rounded as the protocol says."""
+    return round(samples / sample_rate, AUDIO_DECIMALS)
+
+
+def decode_request(line: str) -> Say | Stop | Quit | Error | None:
+    """What a line on the helper's stdin asks for.
+
+    None for a blank line (skip it). A line that cannot be served gives the `Error` event
+    to send back, with the request's id when there is one.
+    """
+    if not line.strip():
+        return None
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError) as error:
+        return Error(
+            None,
+            f"unusable request line: it is not JSON ({_reason(error)}); "
+            'send one JSON object per line, such as {"op":"say","id":1,"text":"Hello."}',
+        )
+    if not isinstance(data, dict):
+        return Error(
+            None,
+            f"unusable request line: it is a JSON {_json_kind(data)}, but each line "
+            'should be an object, such as {"op":"say","id":1,"text":"Hello."}',
+        )
+    request_id = data.get("id")
+    op = data.get("op")
+    if op == "say":
+        text = str(data.get("text") or "").strip()
+        if not text:
+            return Error(
+                request_id,
+                f"say {_show(request_id)}: the text is empty; send the words to speak",
+            )
+        return Say(request_id, text, tone_or_neutral(data.get("emotion")))
+    if op == "stop":
+        return Stop(request_id)
+    if op == "quit":
+        return Quit()
+    known = ", ".join(OPS)
+    if "op" not in data:
+        return Error(request_id, f'the request has no "op"; use one of {known}')
+    return Error(request_id, f"unknown op {_show(op)}; use one of {known}")
+
+
+def decode_event(line: str) -> Ready | Speaking | Done | Stopped | Error | None:
+    """The helper event on a line of its stdout, or None for anything else (skip it).
+
+    Missing or mistyped numbers read as 0 and a missing message as empty, so that an
+    event is never lost to a detail; this function never raises.
+    """
+    try:
+        data = json.loads(line)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(data, dict):
+        return None
+    kind = data.get("event")
+    request_id = data.get("id")
+    if kind == "ready":
+        engine = data.get("engine")
+        return Ready(
+            engine if isinstance(engine, str) else "",
+            _int(data, "sample_rate"),
+            _int(data, "load_ms"),
+        )
+    if kind == "speaking":
+        return Speaking(request_id, _int(data, "first_audio_ms"))
+    if kind == "done":
+        return Done(request_id, _float(data, "audio_s"), _int(data, "total_ms"))
+    if kind == "stopped":
+        return Stopped(request_id, _float(data, "audio_s"))
+    if kind == "error":
+        message = data.get("message")
+        if message is None:
+            message = ""
+        return Error(request_id, message if isinstance(message, str) else _show(message))
+    return None
+
+
+def _int(data: Mapping[str, object], key: str) -> int:
+    value = data.get(key)
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and math.isfinite(value):
+        return int(value)
+    return 0
+
+
+def _float(data: Mapping[str, object], key: str) -> float:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return 0.0
+    try:
+        return float(value)
+    except OverflowError:  # an integer too large for a float
+        return 0.0
+
+
+def _reason(error: BaseException) -> str:
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    return str(error)
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return "number"
+
+
+def _show(value: object) -> str:
+    """A JSON value as it would appear in the request, for messages."""
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)
