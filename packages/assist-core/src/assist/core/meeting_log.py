@@ -1,0 +1,251 @@
+"""The pure side of a meeting's `assistant.jsonl` (behaviour.md 5.2, 5.3, 6.3).
+
+The log is the meeting's memory of what its assistants said, shared by every
+process that watches the meeting. This module builds its events, encodes them
+as one compact JSON line each, and reads a log's text back into what the
+watchers need: the meeting's count of utterances and the time of the latest one
+(for the gate's catch-up), and what other processes said and when it ended (for
+the echo test).
+
+Counting follows 5.3: a `speaking` event counts one utterance and stays open
+until a `spoke` or voice `error` closes it; a close that finds nothing to close
+(a log from Ambient's code, which writes no `speaking`) counts itself.
+
+Pure: the file is read and appended by `assist.mcp`; clocks are passed in.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import attrs
+from assist.core.echo import Said
+
+Event = dict[str, Any]
+"""One log event as a JSON object."""
+
+UTTERANCE_ID = re.compile(r"[0-9a-f]{32}")
+"""A fresh id per utterance: 32 lower-case hex digits, as `uuid.uuid4().hex` gives."""
+
+FRACTION = re.compile(r"(T\d{2}:\d{2}:\d{2})[.,](\d+)", re.IGNORECASE)
+"""The fractional seconds of an RFC 3339 time. Ambient writes nanoseconds (9 digits); some
+Python 3.11 releases parse at most 6, so readers cut the fraction to microseconds first."""
+
+UTTERANCE_EVENTS = frozenset({"speaking", "spoke", "error"})
+"""Events about an utterance; an `error` only when its `stage` is `voice`."""
+
+
+def _stamp(at: datetime) -> str:
+    """RFC 3339 with offset and always a fraction (isoformat drops it at 0 microseconds)."""
+    if at.utcoffset() is None:
+        raise ValueError("an event time needs a UTC offset: pass datetime.now().astimezone()")
+    return at.isoformat(timespec="microseconds")
+
+
+def _check_utterance(utterance: str) -> str:
+    if not UTTERANCE_ID.fullmatch(utterance):
+        raise ValueError(f"utterance must be 32 lower-case hex digits, not {utterance!r}")
+    return utterance
+
+
+def _event(name: str, at: datetime, pid: int, **fields: Any) -> Event:
+    return {"event": name, "at": _stamp(at), "pid": pid, **fields}
+
+
+def joined(at: datetime, pid: int, notice: str) -> Event:
+    """A new meeting is watched; written before its consent notice is said."""
+    return _event("joined", at, pid, notice=notice)
+
+
+def speaking(at: datetime, pid: int, utterance: str, text: str, emotion: str) -> Event:
+    """A line is handed to the voice: from here it counts and holds every watcher's cooldown."""
+    return _event(
+        "speaking", at, pid, utterance=_check_utterance(utterance), text=text, emotion=emotion
+    )
+
+
+def spoke(
+    at: datetime,
+    pid: int,
+    utterance: str,
+    text: str,
+    emotion: str,
+    *,
+    first_audio_ms: int | None,
+    audio_s: float,
+    took_ms: int,
+    cut_off: bool = False,
+) -> Event:
+    """The line was played (`cut_off` is written only when a stop cut it short)."""
+    event = _event(
+        "spoke",
+        at,
+        pid,
+        utterance=_check_utterance(utterance),
+        text=text,
+        emotion=emotion,
+        first_audio_ms=first_audio_ms,
+        audio_s=audio_s,
+        took_ms=took_ms,
+    )
+    if cut_off:
+        event["cut_off"] = True
+    return event
+
+
+def voice_error(at: datetime, pid: int, utterance: str, text: str, message: str) -> Event:
+    """The voice failed during `speak`; the line still counts."""
+    return _event(
+        "error",
+        at,
+        pid,
+        stage="voice",
+        utterance=_check_utterance(utterance),
+        text=text,
+        message=message,
+    )
+
+
+def notice_error(at: datetime, pid: int, message: str) -> Event:
+    """The consent notice failed; never counts."""
+    return _event("error", at, pid, stage="notice", message=message)
+
+
+def left(at: datetime, pid: int, why: str, spoke: int) -> Event:
+    """A held meeting was torn down, with the reason and the meeting's count."""
+    return _event("left", at, pid, why=why, spoke=spoke)
+
+
+def encode_event(event: Mapping[str, Any]) -> str:
+    """One log line: compact JSON, non-ASCII kept, ending in a newline."""
+    return json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n"
+
+
+def parse_time(value: object) -> datetime | None:
+    """An RFC 3339 time with `Z` or an offset and 0 to 9 fractional digits; None if it is not."""
+    if not isinstance(value, str):
+        return None
+
+    def micro(match: re.Match[str]) -> str:
+        return f"{match[1]}.{match[2][:6].ljust(6, '0')}"
+
+    try:
+        parsed = datetime.fromisoformat(FRACTION.sub(micro, value, count=1))
+    except ValueError:
+        return None
+    return parsed if parsed.utcoffset() is not None else None
+
+
+@attrs.frozen
+class Tally:
+    """What a meeting's log says (5.3, 6.3).
+
+    `count` and `last_mono` are the gate's catch-up figures. `utterances` and
+    `notices` are what other processes said, in log order, with the monotonic
+    time each ended (None: still playing). The log has no event for the end of a
+    notice, so a notice's time is that of its `joined` event, a few seconds early.
+    """
+
+    count: int = 0
+    last_mono: float | None = None
+    utterances: tuple[Said, ...] = ()
+    notices: tuple[Said, ...] = ()
+
+
+@attrs.define
+class _Utterance:
+    """One utterance as the log tells it, while the log is read."""
+
+    utterance: str | None
+    text: str | None
+    others: bool
+    started_at: float | None
+    open: bool = True
+    ended_at: float | None = None
+
+    def said(self) -> Said | None:
+        """What the echo test compares, or None when there is nothing to compare or no time."""
+        if not self.others or not self.text:
+            return None
+        if self.open:
+            return Said(self.text, None)
+        ended_at = self.ended_at if self.ended_at is not None else self.started_at
+        return None if ended_at is None else Said(self.text, ended_at)
+
+
+def _lines(log_text: str) -> list[dict[str, Any]]:
+    """The log's complete lines that are JSON objects naming an event.
+
+    Splits on "\\n" only: text written with ensure_ascii=False may hold U+2028 and
+    the like, which str.splitlines would break on. The part after the last "\\n"
+    is a line still being written, not a line.
+    """
+    objects = []
+    for line in log_text.split("\n")[:-1]:
+        try:
+            value = json.loads(line)
+        except (ValueError, RecursionError):
+            continue
+        if isinstance(value, dict) and isinstance(value.get("event"), str):
+            objects.append(value)
+    return objects
+
+
+def tally(log_text: str, now_wall: datetime, now_mono: float, *, own_pid: int | None) -> Tally:
+    """Count a log's utterances and collect other processes' words (5.3, 6.3).
+
+    `now_wall` (with offset) and `now_mono` are the same instant on the two
+    clocks; an event's `at` becomes now_mono - (now_wall - at), and an `at` in
+    the future counts as now. Events with another `pid`, or none (Ambient's),
+    are other processes'.
+    """
+    if now_wall.utcoffset() is None:
+        raise ValueError("now_wall needs a UTC offset: pass datetime.now().astimezone()")
+
+    def mono(at: object) -> float | None:
+        parsed = parse_time(at)
+        if parsed is None:
+            return None
+        return now_mono - max(0.0, (now_wall - parsed).total_seconds())
+
+    count = 0
+    last: float | None = None
+    told: list[_Utterance] = []
+    notices: list[Said] = []
+    for event in _lines(log_text):
+        name = event["event"]
+        others = own_pid is None or event.get("pid") != own_pid
+        at = mono(event.get("at"))
+        if name == "joined":
+            notice = event.get("notice")
+            if others and isinstance(notice, str) and at is not None:
+                notices.append(Said(notice, at))
+            continue
+        if name not in UTTERANCE_EVENTS or (name == "error" and event.get("stage") != "voice"):
+            continue
+        if at is not None:
+            last = at if last is None else max(last, at)
+        utterance = _string(event.get("utterance"))
+        text = _string(event.get("text"))
+        if name == "speaking":
+            count += 1
+            told.append(_Utterance(utterance, text, others, at))
+            continue
+        closed = next((u for u in reversed(told) if u.open and u.utterance == utterance), None)
+        if closed is None:
+            count += 1
+            closed = _Utterance(utterance, text, others, at)
+            told.append(closed)
+        closed.open = False
+        closed.ended_at = at
+        closed.text = closed.text or text
+    utterances = tuple(s for s in (u.said() for u in told) if s is not None)
+    return Tally(count, last, utterances, tuple(notices))
+
+
+def _string(value: object) -> str | None:
+    return value if isinstance(value, str) else None

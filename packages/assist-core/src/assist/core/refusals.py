@@ -1,0 +1,279 @@
+"""What the watching tools say to the agent (behaviour.md 3.3 to 3.7, 4.4, 9.4).
+
+A refusal is advice, not a fault: it says what happened and what the agent
+should do next, and the server returns it as a tool result with `isError`.
+Hints (`next`) tell the agent its next step after a success. The tool and
+property descriptions are what an agent reads before it calls anything.
+
+Every text is ours, in plain words; the facts each must carry (ids, counts,
+pids, tool and command names) come in as arguments. Kept in one module so the
+agent-facing voice of the server reads consistently and is tested in one place.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from assist.core.tones import TONES
+
+ENABLE_COMMAND = "assist config assistant on"
+"""The command that switches the assistant on."""
+
+AMBIENT_MENU_ITEM = "Live Assistant"
+"""Ambient's menu item that switches the assistant on when the config file is Ambient's."""
+
+HOLDERS = {"talk": "an `ambient talk` reply", "assistant": "another assistant"}
+"""What a `speaking.lock` holder's `who` means; any other string is named as it is."""
+
+KEEP_LISTENING = "Go on listening with wait_for_transcript."
+
+
+def _quote(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+# watch_meeting (3.4)
+
+
+def off_refusal(ambient_config: bool) -> str:
+    """The assistant is switched off (watch_meeting, speak, and a cut-off line)."""
+    where = f"by running `{ENABLE_COMMAND}`"
+    if ambient_config:
+        where += f" or with the {AMBIENT_MENU_ITEM} item in Ambient's menu"
+    return (
+        "The live assistant is switched off, so no watching tool will work. "
+        f"Ask the user to switch it on {where}, and wait until they confirm "
+        "it is on before calling watch_meeting again."
+    )
+
+
+def no_recording() -> str:
+    """No session argument and nothing is being recorded."""
+    return (
+        "No meeting is being recorded, so there is nothing to watch. "
+        "Ask the user to start recording the meeting, then call watch_meeting again."
+    )
+
+
+def not_live(session_id: str) -> str:
+    """The named session is not the one being recorded."""
+    return (
+        f"Session {session_id} is not the one being recorded, so it cannot be watched: "
+        "only the meeting recording right now can be. "
+        "Call watch_meeting without a session to watch the current recording."
+    )
+
+
+def transcript_unreadable(session_id: str, error: str) -> str:
+    """The transcript of the session to watch could not be read."""
+    return (
+        f"The transcript of session {session_id} could not be read ({error}), "
+        "so no watch was started. Try watch_meeting again in a moment; "
+        "if it fails again, tell the user what the error says."
+    )
+
+
+def notice_failed(reason: str) -> str:
+    """The consent notice could not be said, so nobody is being watched."""
+    return (
+        f"The consent notice could not be said ({reason}), so no watch is running "
+        "and nobody is being listened to. Tell the user why, and do not call the "
+        "other watching tools."
+    )
+
+
+def no_voice_engine(packages: Sequence[str]) -> str:
+    """Why the notice cannot be said when no engine is available (a `notice_failed` reason)."""
+    return "no voice engine is available; install one of " + ", ".join(packages)
+
+
+def holder(who: str | None, pid: int | None) -> str:
+    """Who holds `speaking.lock`, for the agent: its `who` and pid, or that the pid is unknown."""
+    if who is None:
+        named = "another voice"
+    else:
+        named = f"{_quote(who)} ({HOLDERS[who]})" if who in HOLDERS else _quote(who)
+    return f"{named}, pid {pid}" if pid is not None else f"{named}, with no pid to name"
+
+
+def next_after_watch() -> str:
+    """The hint of a watch_meeting result."""
+    return (
+        "Call wait_for_transcript next, and call it again after each turn "
+        "for as long as its status stays live."
+    )
+
+
+# wait_for_transcript (3.5, 4.4)
+
+
+def not_watching() -> str:
+    """A watching call came while nothing is watched."""
+    return (
+        "No meeting is being watched. Call watch_meeting first, "
+        "then wait_for_transcript to follow the meeting."
+    )
+
+
+def wait_running() -> str:
+    """A second wait_for_transcript while one is in flight."""
+    return (
+        "A wait_for_transcript call is already running for this watch, and only one "
+        "runs at a time. Use its result instead of starting another."
+    )
+
+
+def next_after_off() -> str:
+    """The hint of an `off` wait result."""
+    return (
+        "The user switched the assistant off, so the watch is over. "
+        "Stop here; there is no need to call stop_watching."
+    )
+
+
+def next_after_ended() -> str:
+    """The hint of an `ended` wait result."""
+    return (
+        "The recording has finished, and the watch with it. "
+        "Stop here; there is no need to call stop_watching."
+    )
+
+
+# speak (3.6)
+
+
+def blank_text() -> str:
+    """speak step 1: nothing to say."""
+    return "Nothing was said: `text` is blank. Put the words to speak in `text`."
+
+
+def too_long(count: int, maximum: int) -> str:
+    """speak step 2: more code points than `maximum`."""
+    return (
+        f"Nothing was said: the text is {count} characters long and speak takes at most "
+        f"{maximum}. Say it in one to three short sentences."
+    )
+
+
+def unknown_emotion(value: str) -> str:
+    """speak step 3: an emotion that is not one of the six."""
+    return (
+        f"Nothing was said: {_quote(value)} is not an emotion speak knows. "
+        f"Use one of {', '.join(TONES)}, or leave emotion out for neutral."
+    )
+
+
+def held(hold_text: str) -> str:
+    """The gate holds (speak steps 6 and 8); `hold_text` is the gate's Hold.text."""
+    return f"The line was not spoken: {hold_text}. {KEEP_LISTENING}"
+
+
+def lock_busy(who: str | None, pid: int | None) -> str:
+    """speak step 7: another voice kept `speaking.lock` past the wait."""
+    return (
+        f"The line was not spoken: another voice has the floor ({holder(who, pid)}). "
+        f"{KEEP_LISTENING}"
+    )
+
+
+def voice_failed(chain: str | Sequence[str]) -> str:
+    """speak step 11: the voice broke down; `chain` is the error chain, outermost first."""
+    errors = chain if isinstance(chain, str) else ": ".join(chain)
+    return (
+        "The line never reached the room because the voice broke down. It still counts "
+        "as an utterance, and the pause after it runs from now. "
+        f"{KEEP_LISTENING} What failed: {errors}"
+    )
+
+
+def gave_up(failures: int) -> str:
+    """9.4: speech is abandoned for the rest of the watch (the innermost error of a chain)."""
+    return (
+        f"speech was given up for the rest of this watch after {failures} voice helper "
+        "failures in a row; a new watch starts a fresh voice"
+    )
+
+
+# stop_watching (3.7)
+
+
+def nothing_to_stop() -> str:
+    """The note of a stop_watching with nothing watched."""
+    return "There was no watch to stop: no meeting is being watched."
+
+
+# Tool and property descriptions (3.3 to 3.7), in tools/list order.
+
+SESSIONS_DESCRIPTION = "Lists every session recorded on this machine, most recent first."
+
+TRANSCRIPT_DESCRIPTION = (
+    "Returns the transcript lines of one session, also while it is still being recorded."
+)
+TRANSCRIPT_SESSION_DESCRIPTION = "A session id, as given by the sessions listing."
+TRANSCRIPT_SINCE_DESCRIPTION = (
+    "How many lines to skip; normally the `next` value of the previous reply."
+)
+TRANSCRIPT_VERBATIM_DESCRIPTION = (
+    "Return the raw recognised words, without the edits that name speakers."
+)
+
+STATUS_DESCRIPTION = (
+    "Reports the present state: which session, if any, is being recorded, "
+    "and how many sessions are waiting for a transcript."
+)
+
+WATCH_MEETING_DESCRIPTION = (
+    "Joins the meeting being recorded right now as its live assistant. Before anything "
+    "else it tells the room out loud that an AI is present and may talk, then returns the "
+    "latest lines of the transcript. It refuses when the assistant is switched off or "
+    "nothing is being recorded. Call it once, then keep calling wait_for_transcript."
+)
+WATCH_MEETING_SESSION_DESCRIPTION = (
+    "A particular session to watch instead of the current recording; "
+    "it must still be the one being recorded."
+)
+
+WAIT_FOR_TRANSCRIPT_DESCRIPTION = (
+    "Waits for new speech in the meeting and returns it. A stretch of talk comes back "
+    "once the room goes quiet, at once when someone says the assistant's name, or empty "
+    "when the timeout passes. The assistant's own voice, picked up by the microphone, is "
+    "filtered out. The status stays live while the meeting runs; ended or off means stop."
+)
+WAIT_TIMEOUT_DESCRIPTION = "The longest to wait for new speech, in seconds; 30 when omitted."
+
+SPEAK_DESCRIPTION = (
+    "Talks to the room through the voice on this computer. Keep it to one to three brief "
+    "sentences meant for the ear, with no lists, markdown, links or code. Returns once "
+    "the speech has finished. Turned down while the pause that follows every utterance "
+    "runs, and once the meeting's allowance of utterances is used up."
+)
+SPEAK_TEXT_DESCRIPTION = "The words to say out loud."
+SPEAK_EMOTION_DESCRIPTION = "The tone of delivery; neutral when omitted."
+
+STOP_WATCHING_DESCRIPTION = (
+    "Ends the watch: withdraws the indication that an assistant is listening and frees the voice."
+)
+
+TOOL_DESCRIPTIONS: dict[str, str] = {
+    "sessions": SESSIONS_DESCRIPTION,
+    "transcript": TRANSCRIPT_DESCRIPTION,
+    "status": STATUS_DESCRIPTION,
+    "watch_meeting": WATCH_MEETING_DESCRIPTION,
+    "wait_for_transcript": WAIT_FOR_TRANSCRIPT_DESCRIPTION,
+    "speak": SPEAK_DESCRIPTION,
+    "stop_watching": STOP_WATCHING_DESCRIPTION,
+}
+"""Each tool's description, in the exact order of tools/list."""
+
+PROPERTY_DESCRIPTIONS: dict[str, dict[str, str]] = {
+    "transcript": {
+        "session": TRANSCRIPT_SESSION_DESCRIPTION,
+        "since": TRANSCRIPT_SINCE_DESCRIPTION,
+        "verbatim": TRANSCRIPT_VERBATIM_DESCRIPTION,
+    },
+    "watch_meeting": {"session": WATCH_MEETING_SESSION_DESCRIPTION},
+    "wait_for_transcript": {"timeout_s": WAIT_TIMEOUT_DESCRIPTION},
+    "speak": {"text": SPEAK_TEXT_DESCRIPTION, "emotion": SPEAK_EMOTION_DESCRIPTION},
+}
+"""Each input property's description, by tool and property name."""

@@ -1,0 +1,46 @@
+"""Whether a `speak` call's words can be said at all (behaviour.md 3.6, steps 1 to 3).
+
+These checks come before anything else `speak` does, so a malformed line is
+turned down without touching the settings, the gate or the lock. The agent's
+arguments are read leniently: a `text` that is missing or not a string is
+blank, an `emotion` that is missing or not a string is neutral. Emotions are
+matched case-sensitively against the six tones.
+"""
+
+from __future__ import annotations
+
+import attrs
+from assist.core import refusals
+from assist.core.tones import NEUTRAL, TONES
+
+MAX_SPEECH_CHARS = 600
+"""Most code points in one line, after trimming: a spoken line is one to three short
+sentences, and anything longer is a speech nobody in a meeting wants to sit through."""
+
+
+@attrs.frozen
+class SpeechOk:
+    """The trimmed text and the tone to say it in."""
+
+    text: str
+    emotion: str
+
+
+@attrs.frozen
+class Refusal:
+    """The line cannot be said; `text` tells the agent why and what to do."""
+
+    text: str
+
+
+def check_speech(text: object, emotion: object) -> SpeechOk | Refusal:
+    """Trim and check a line and its tone, in order: blank, too long, unknown tone."""
+    words = text.strip() if isinstance(text, str) else ""
+    tone = emotion if isinstance(emotion, str) else NEUTRAL
+    if not words:
+        return Refusal(refusals.blank_text())
+    if len(words) > MAX_SPEECH_CHARS:
+        return Refusal(refusals.too_long(len(words), MAX_SPEECH_CHARS))
+    if tone not in TONES:
+        return Refusal(refusals.unknown_emotion(tone))
+    return SpeechOk(words, tone)
