@@ -1,0 +1,416 @@
+"""The settings file: its shape and defaults, reading it per key, and `assist config` writes.
+
+Reading falls back per key (behaviour.md 2.1): one bad value takes its default with a
+warning naming the key, and the rest of the file still applies. Writing goes through
+`set_key`, which parses the command-line value exactly as 2.3 says and returns a new
+document in which every key we do not know is kept unchanged. Nothing here touches the
+file; `assist.mcp` reads, writes and reports.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Callable, Sequence
+from pathlib import PurePath
+from typing import Any, TypeVar
+
+import attrs
+from assist.core.engines import ENGINE_NAMES
+
+T = TypeVar("T")
+
+U32_MAX = 2**32 - 1
+"""The counts are unsigned 32-bit integers in Ambient's config; larger values would make
+the shared file unreadable to Ambient."""
+
+TRUE_WORDS: tuple[str, ...] = ("true", "yes", "on", "1")
+FALSE_WORDS: tuple[str, ...] = ("false", "no", "off", "0")
+"""The boolean words of 2.3, accepted in any letter case."""
+
+AUTO_WORDS: tuple[str, ...] = ("auto", "default")
+"""Engine values meaning "choose for this machine" (stored as null)."""
+
+NO_FALLBACK = "none"
+"""`voice.fallback` value meaning no fallback engine (ours)."""
+
+AMBIENT_UNKNOWN_ENGINES: tuple[str, ...] = ("piper", "espeak")
+"""Engines only we know: Ambient reading them would fall back to every default."""
+
+VOICE_JSON = "voice.json"
+"""The file that marks a designed-voice folder (behaviour.md 8.6)."""
+
+
+@attrs.frozen
+class AssistantSettings:
+    """The `assistant` section: the master switch, the name and the speaking limits."""
+
+    enabled: bool = False
+    name: str = "Claude"
+    cooldown_s: int = 60
+    max_per_meeting: int = 10
+
+
+@attrs.frozen
+class VoiceSettings:
+    """The `voice` section; None everywhere means "the default for this machine"."""
+
+    engine: str | None = None
+    speaker: str | None = None
+    style: str | None = None
+    description: str | None = None
+    cue: str | None = None
+    reference: str | None = None
+    helper_dir: str | None = None
+    fallback: str | None = None
+
+
+@attrs.frozen
+class Settings:
+    """Everything the assistant reads from the config file."""
+
+    sessions_dir: str | None = None
+    assistant: AssistantSettings = AssistantSettings()
+    voice: VoiceSettings = VoiceSettings()
+
+
+class SettingError(ValueError):
+    """A value `assist config` refuses; the message says why and what to do."""
+
+
+OPTIONAL_TEXT_KEYS: tuple[str, ...] = (
+    "voice.speaker",
+    "voice.style",
+    "voice.description",
+    "voice.cue",
+    "voice.reference",
+    "voice.helper_dir",
+)
+"""Keys holding free text or a path, where `default` or an empty value means null."""
+
+KEYS: tuple[str, ...] = (
+    "assistant",
+    "assistant.name",
+    "assistant.cooldown_s",
+    "assistant.max_per_meeting",
+    "voice.engine",
+    *OPTIONAL_TEXT_KEYS,
+    "voice.fallback",
+    "sessions_dir",
+)
+"""The keys of `assist config KEY VALUE`, in the order of behaviour.md 2.3."""
+
+JSON_PATHS: dict[str, tuple[str, ...]] = {
+    key: ("assistant", "enabled") if key == "assistant" else tuple(key.split(".")) for key in KEYS
+}
+"""Where each key lives in the JSON document (`assistant` is `assistant.enabled`)."""
+
+
+# Reading ---------------------------------------------------------------------------------
+
+
+def parse_settings(data: object) -> tuple[Settings, list[str]]:
+    """The settings in a parsed JSON document, with a warning for each value not used.
+
+    `data` is what `json.loads` gave for the file (pass `{}` for a missing file). Anything
+    but an object means every default and one warning.
+    """
+    defaults = Settings()
+    if not isinstance(data, dict):
+        return defaults, [
+            f"the config file holds a JSON {_json_kind(data)}, not an object, so every "
+            "setting takes its default (the assistant is off); fix or remove the file, "
+            "or set values with `assist config KEY VALUE`"
+        ]
+    warnings: list[str] = []
+    section = _section(data, "assistant", warnings)
+    assistant = AssistantSettings(
+        enabled=_read(section, "assistant.enabled", _bool_value, False, warnings),
+        name=_read(section, "assistant.name", _name_value, "Claude", warnings),
+        cooldown_s=_read(section, "assistant.cooldown_s", _u32_value, 60, warnings),
+        max_per_meeting=_read(section, "assistant.max_per_meeting", _u32_value, 10, warnings),
+    )
+    section = _section(data, "voice", warnings)
+    voice = VoiceSettings(
+        engine=_read(section, "voice.engine", _engine_value, None, warnings),
+        speaker=_read(section, "voice.speaker", _text_value, None, warnings),
+        style=_read(section, "voice.style", _text_value, None, warnings),
+        description=_read(section, "voice.description", _text_value, None, warnings),
+        cue=_read(section, "voice.cue", _text_value, None, warnings),
+        reference=_read(section, "voice.reference", _text_value, None, warnings),
+        helper_dir=_read(section, "voice.helper_dir", _text_value, None, warnings),
+        fallback=_read(section, "voice.fallback", _fallback_value, None, warnings),
+    )
+    sessions_dir = _read(data, "sessions_dir", _text_value, None, warnings)
+    return Settings(sessions_dir, assistant, voice), warnings
+
+
+def _section(data: dict[str, Any], name: str, warnings: list[str]) -> dict[str, Any]:
+    value = data.get(name)
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    warnings.append(
+        f"config: {name} is {_show(value)}, not an object, so every {name} setting "
+        "takes its default"
+    )
+    return {}
+
+
+def _read(
+    section: dict[str, Any],
+    key: str,
+    check: Callable[[object], T],
+    default: T,
+    warnings: list[str],
+) -> T:
+    """The value of `key` in its section, or `default` (with a warning when it was there)."""
+    field = key.rsplit(".", 1)[-1]
+    if field not in section:
+        return default
+    value = section[field]
+    if value is None and default is None:
+        return default
+    try:
+        return check(value)
+    except (TypeError, ValueError) as problem:
+        warnings.append(
+            f"config: {key} is {_show(value)}, which is not usable ({problem}); "
+            f"using the default, {_show(default)}"
+        )
+        return default
+
+
+def _bool_value(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError("expected true or false")
+    return value
+
+
+def _name_value(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError("expected a string")
+    if not value.strip():
+        raise ValueError("the name is empty")
+    return value.strip()
+
+
+def _u32_value(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected a whole number from 0 to {U32_MAX}")
+    if not 0 <= value <= U32_MAX:
+        raise ValueError(f"expected a whole number from 0 to {U32_MAX}")
+    return value
+
+
+def _text_value(value: object) -> str | None:
+    if not isinstance(value, str):
+        raise TypeError("expected a string or null")
+    text = value.strip()
+    return None if not text or text.lower() == "default" else text
+
+
+def _engine_value(value: object) -> str | None:
+    if not isinstance(value, str):
+        raise TypeError("expected an engine name or null")
+    name = value.strip().lower()
+    if name in AUTO_WORDS:
+        return None
+    if name not in ENGINE_NAMES:
+        raise ValueError(f"the engines are {', '.join(ENGINE_NAMES)}")
+    return name
+
+
+def _fallback_value(value: object) -> str | None:
+    if not isinstance(value, str):
+        raise TypeError("expected an engine name, none or null")
+    name = value.strip().lower()
+    if name in AUTO_WORDS:
+        return None
+    if name != NO_FALLBACK and name not in ENGINE_NAMES:
+        raise ValueError(f"expected {NO_FALLBACK} or one of {', '.join(ENGINE_NAMES)}")
+    return name
+
+
+# Writing ---------------------------------------------------------------------------------
+
+
+def set_key(doc: dict[str, Any], key: str, value: str, *, ambient_file: bool) -> dict[str, Any]:
+    """A copy of `doc` with `key` set from the command-line `value` (behaviour.md 2.3).
+
+    Every other key and section, known or not, is kept as it was. Raises SettingError,
+    with a message for the person at the command line, when the value is refused; `doc`
+    is never changed. `ambient_file` is true while the config file is Ambient's own.
+    """
+    if key not in JSON_PATHS:
+        raise SettingError(f"unknown setting {key!r}; the settings are: {', '.join(KEYS)}")
+    stored = _parse_cli_value(key, value)
+    if ambient_file and key == "voice.engine" and stored in AMBIENT_UNKNOWN_ENGINES:
+        raise SettingError(
+            f"voice.engine not changed: this config file is Ambient's, and Ambient does not "
+            f"know the {stored} engine, so Ambient could not read its config any more. To use "
+            f"{stored}, set ASSIST_CONFIG to the path of a separate config file for assist "
+            "and set the engine there"
+        )
+    new = copy.deepcopy(doc)
+    *sections, field = JSON_PATHS[key]
+    target = new
+    for section in sections:
+        if not isinstance(target.get(section), dict):
+            target[section] = {}
+        target = target[section]
+    target[field] = stored
+    return new
+
+
+def _parse_cli_value(key: str, value: str) -> Any:
+    text = value.strip()
+    if key == "assistant":
+        return _parse_bool(key, text)
+    if key == "assistant.name":
+        if not text:
+            raise SettingError(
+                "assistant.name not changed: the name is empty; give the name people will "
+                "call the assistant, for example: assist config assistant.name Claude"
+            )
+        return text
+    if key in ("assistant.cooldown_s", "assistant.max_per_meeting"):
+        return _parse_u32(key, text)
+    if key == "voice.engine":
+        return _parse_engine(key, text, allow_none=False)
+    if key == "voice.fallback":
+        return _parse_engine(key, text, allow_none=True)
+    return None if not text or text.lower() == "default" else text
+
+
+def _parse_bool(key: str, text: str) -> bool:
+    word = text.lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise SettingError(
+        f"{key} not changed: {text!r} is not a recognised boolean; use one of "
+        f"{', '.join(TRUE_WORDS)} to switch it on, or {', '.join(FALSE_WORDS)} to switch it off"
+    )
+
+
+def _parse_u32(key: str, text: str) -> int:
+    if text.isascii() and text.isdigit() and int(text) <= U32_MAX:
+        return int(text)
+    raise SettingError(
+        f"{key} not changed: {text!r} is not a whole number from 0 to {U32_MAX}; "
+        "give a number such as 60"
+    )
+
+
+def _parse_engine(key: str, text: str, *, allow_none: bool) -> str | None:
+    name = text.lower()
+    if name in AUTO_WORDS:
+        return None
+    if name in ENGINE_NAMES or (allow_none and name == NO_FALLBACK):
+        return name
+    valid = (*AUTO_WORDS, *ENGINE_NAMES, *((NO_FALLBACK,) if allow_none else ()))
+    raise SettingError(
+        f"{key} not changed: {text!r} is not a voice engine; the valid values are: "
+        f"{', '.join(valid)}"
+    )
+
+
+def format_document(doc: dict[str, Any]) -> str:
+    """The file text for `doc`: pretty-printed with a 2-space indent and a final newline."""
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+# Showing ---------------------------------------------------------------------------------
+
+
+def describe(settings: Settings) -> list[tuple[str, str]]:
+    """Each key of 2.3 with its effective value, as `assist config KEY VALUE` would take it."""
+    assistant, voice = settings.assistant, settings.voice
+    shown: dict[str, str] = {
+        "assistant": "on" if assistant.enabled else "off",
+        "assistant.name": assistant.name,
+        "assistant.cooldown_s": str(assistant.cooldown_s),
+        "assistant.max_per_meeting": str(assistant.max_per_meeting),
+        "voice.engine": voice.engine or "auto",
+    }
+    for key in OPTIONAL_TEXT_KEYS:
+        shown[key] = getattr(voice, key.split(".")[1]) or "default"
+    shown["voice.fallback"] = voice.fallback or "auto"
+    shown["sessions_dir"] = settings.sessions_dir or "default"
+    return [(key, shown[key]) for key in KEYS]
+
+
+# Resolving -------------------------------------------------------------------------------
+
+
+def reference_candidates(
+    reference: str, helper_dir: str | None, shipped_voices: str | None, config_dir: str
+) -> list[str]:
+    """The folders a `voice.reference` may name, in the order of behaviour.md 2.3.
+
+    An absolute reference is the only candidate. A relative one is tried against
+    `voice.helper_dir` (itself relative to the config folder when relative), the voices
+    folder shipped in assist-voice-qwen3 when there is one, then the config folder.
+    A leading `~` must be expanded by the caller first.
+    """
+    if PurePath(reference).is_absolute():
+        return [reference]
+    bases: list[str] = []
+    if helper_dir:
+        bases.append(str(PurePath(config_dir) / helper_dir))
+    if shipped_voices:
+        bases.append(shipped_voices)
+    bases.append(config_dir)
+    return [str(PurePath(base) / reference) for base in bases]
+
+
+def resolve_reference(
+    candidates: Sequence[str], has_voice_json: Callable[[str], bool]
+) -> str | None:
+    """The first candidate folder holding `voice.json`, or None when none does."""
+    for folder in candidates:
+        if has_voice_json(folder):
+            return folder
+    return None
+
+
+def reference_not_found(reference: str, candidates: Sequence[str]) -> str:
+    """Why a relative `voice.reference` could not be used, and what to do."""
+    return (
+        f"voice.reference {reference!r} is not a designed-voice folder: none of "
+        f"{', '.join(candidates)} holds {VOICE_JSON}; set voice.reference to a folder that "
+        "does (an absolute path is used as it is), or `assist config voice.reference default`"
+    )
+
+
+def sessions_dir_live_refusal(live_session: str) -> str:
+    """Why `sessions_dir` cannot change now: a recording is live in the current root."""
+    return (
+        f"sessions_dir not changed: the session {live_session} is being recorded in the "
+        "current sessions folder; try again once that recording has stopped"
+    )
+
+
+# Helpers ---------------------------------------------------------------------------------
+
+
+def _json_kind(value: object) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return "number"
+
+
+def _show(value: object) -> str:
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(value)

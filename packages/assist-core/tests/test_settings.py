@@ -1,0 +1,394 @@
+"""Settings: per-key fallback when reading (2.1), `assist config` parsing (2.3, 2.4)."""
+
+from __future__ import annotations
+
+import json
+
+import attrs
+import pytest
+from assist.core.engines import ENGINE_NAMES
+from assist.core.settings import (
+    KEYS,
+    U32_MAX,
+    AssistantSettings,
+    SettingError,
+    Settings,
+    VoiceSettings,
+    describe,
+    format_document,
+    parse_settings,
+    reference_candidates,
+    reference_not_found,
+    resolve_reference,
+    sessions_dir_live_refusal,
+    set_key,
+)
+from hypothesis import given
+from hypothesis import strategies as st
+
+AMBIENT_STYLE_FILE = {
+    "sessions_dir": "/Users/dana/Documents/Ambient",
+    "assistant": {"enabled": True, "name": "Ada", "cooldown_s": 30, "max_per_meeting": 4},
+    "voice": {"engine": "kokoro", "speaker": "af_heart", "helper_dir": "/opt/ambient/voice"},
+    "talk": {"hotkey": "F5", "model": "haiku"},
+}
+
+
+def test_an_empty_document_means_every_default_with_no_warning():
+    settings, warnings = parse_settings({})
+    assert settings == Settings()
+    assert settings.assistant == AssistantSettings(False, "Claude", 60, 10)
+    assert settings.voice == VoiceSettings()
+    assert warnings == []
+
+
+def test_a_full_file_is_read_and_unknown_sections_are_ignored():
+    settings, warnings = parse_settings(AMBIENT_STYLE_FILE)
+    assert warnings == []
+    assert settings.sessions_dir == "/Users/dana/Documents/Ambient"
+    assert settings.assistant == AssistantSettings(True, "Ada", 30, 4)
+    assert settings.voice == VoiceSettings(
+        engine="kokoro", speaker="af_heart", helper_dir="/opt/ambient/voice"
+    )
+
+
+@pytest.mark.parametrize("document", [None, [], "on", 3, True])
+def test_a_document_that_is_not_an_object_gives_every_default_and_one_warning(document):
+    settings, warnings = parse_settings(document)
+    assert settings == Settings()
+    assert len(warnings) == 1
+    assert "not an object" in warnings[0]
+
+
+@pytest.mark.parametrize(
+    ("key", "section", "value"),
+    [
+        ("assistant.enabled", "assistant", "yes"),
+        ("assistant.name", "assistant", 7),
+        ("assistant.name", "assistant", "   "),
+        ("assistant.cooldown_s", "assistant", -1),
+        ("assistant.cooldown_s", "assistant", 2**32),
+        ("assistant.cooldown_s", "assistant", 60.0),
+        ("assistant.max_per_meeting", "assistant", True),
+        ("voice.engine", "voice", "festival"),
+        ("voice.engine", "voice", 1),
+        ("voice.speaker", "voice", ["af_heart"]),
+        ("voice.fallback", "voice", "festival"),
+    ],
+)
+def test_one_bad_value_takes_its_default_with_a_warning_naming_the_key(key, section, value):
+    field = key.split(".")[1]
+    document = json.loads(json.dumps(AMBIENT_STYLE_FILE))
+    document[section][field] = value
+    settings, warnings = parse_settings(document)
+    assert len(warnings) == 1
+    assert key in warnings[0]
+    assert settings == _with_default(parse_settings(AMBIENT_STYLE_FILE)[0], section, field)
+
+
+def _with_default(settings: Settings, section: str, field: str) -> Settings:
+    """`settings` with one field back at its default."""
+    part = getattr(settings, section)
+    default = getattr(type(part)(), field)
+    return attrs.evolve(settings, **{section: attrs.evolve(part, **{field: default})})
+
+
+def test_a_section_that_is_not_an_object_defaults_that_section_only():
+    document = {"assistant": "on", "voice": {"engine": "espeak"}}
+    settings, warnings = parse_settings(document)
+    assert settings.assistant == AssistantSettings()
+    assert settings.voice.engine == "espeak"
+    assert len(warnings) == 1 and "assistant" in warnings[0]
+
+
+def test_null_optional_values_and_null_sections_read_as_defaults_silently():
+    document = {"sessions_dir": None, "voice": {"engine": None, "cue": None}, "assistant": None}
+    assert parse_settings(document) == (Settings(), [])
+
+
+def test_blank_and_default_text_values_read_as_unset():
+    settings, warnings = parse_settings({"voice": {"speaker": "  ", "style": "Default"}})
+    assert settings.voice == VoiceSettings()
+    assert warnings == []
+
+
+def test_auto_in_the_file_means_the_machine_chooses():
+    settings, warnings = parse_settings({"voice": {"engine": "auto", "fallback": "default"}})
+    assert settings.voice.engine is None and settings.voice.fallback is None
+    assert warnings == []
+
+
+@pytest.mark.parametrize("word", ["true", "YES", "On", "1", " on "])
+def test_the_assistant_switch_accepts_every_true_word_in_any_case(word):
+    doc = set_key({}, "assistant", word, ambient_file=False)
+    assert doc == {"assistant": {"enabled": True}}
+
+
+@pytest.mark.parametrize("word", ["false", "No", "OFF", "0"])
+def test_the_assistant_switch_accepts_every_false_word_in_any_case(word):
+    assert set_key({}, "assistant", word, ambient_file=False) == {"assistant": {"enabled": False}}
+
+
+def test_a_word_that_is_not_a_boolean_is_refused_naming_the_accepted_words():
+    with pytest.raises(SettingError) as refusal:
+        set_key({}, "assistant", "maybe", ambient_file=False)
+    message = str(refusal.value)
+    assert "maybe" in message and "not a recognised boolean" in message
+    for word in ("true", "yes", "on", "1", "false", "no", "off", "0"):
+        assert word in message
+
+
+@pytest.mark.parametrize("text", ["abc", "-1", "4294967296", "1.5", "", "+5", "1_000", "٣"])
+def test_a_count_that_is_not_an_unsigned_32_bit_integer_is_refused(text):
+    for key in ("assistant.cooldown_s", "assistant.max_per_meeting"):
+        with pytest.raises(SettingError, match="not a whole number"):
+            set_key({"assistant": {"cooldown_s": 5}}, key, text, ambient_file=False)
+
+
+def test_counts_store_integers_up_to_the_unsigned_32_bit_limit():
+    assert set_key({}, "assistant.cooldown_s", " 0 ", ambient_file=False) == {
+        "assistant": {"cooldown_s": 0}
+    }
+    doc = set_key({}, "assistant.max_per_meeting", str(U32_MAX), ambient_file=False)
+    assert doc == {"assistant": {"max_per_meeting": U32_MAX}}
+
+
+def test_the_name_is_trimmed_and_an_empty_name_is_refused():
+    assert set_key({}, "assistant.name", "  Ada  ", ambient_file=False) == {
+        "assistant": {"name": "Ada"}
+    }
+    with pytest.raises(SettingError, match="empty"):
+        set_key({}, "assistant.name", "   ", ambient_file=False)
+
+
+def test_auto_or_default_engine_is_stored_as_null():
+    for word in ("auto", "default", "AUTO"):
+        doc = set_key({"voice": {"engine": "kokoro"}}, "voice.engine", word, ambient_file=False)
+        assert doc == {"voice": {"engine": None}}
+
+
+def test_every_engine_name_is_accepted():
+    for name in ENGINE_NAMES:
+        assert set_key({}, "voice.engine", name, ambient_file=False) == {"voice": {"engine": name}}
+
+
+def test_an_unknown_engine_is_refused_naming_it_and_listing_the_valid_ones():
+    with pytest.raises(SettingError) as refusal:
+        set_key({}, "voice.engine", "festival", ambient_file=False)
+    message = str(refusal.value)
+    assert "festival" in message
+    for name in ("auto", *ENGINE_NAMES):
+        assert name in message
+    with pytest.raises(SettingError):
+        set_key({}, "voice.engine", "none", ambient_file=False)
+
+
+def test_the_fallback_takes_auto_none_or_an_engine_name():
+    assert set_key({}, "voice.fallback", "auto", ambient_file=False) == {
+        "voice": {"fallback": None}
+    }
+    assert set_key({}, "voice.fallback", "None", ambient_file=False) == {
+        "voice": {"fallback": "none"}
+    }
+    assert set_key({}, "voice.fallback", "espeak", ambient_file=False) == {
+        "voice": {"fallback": "espeak"}
+    }
+    with pytest.raises(SettingError, match="none"):
+        set_key({}, "voice.fallback", "festival", ambient_file=False)
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "voice.speaker",
+        "voice.style",
+        "voice.description",
+        "voice.cue",
+        "voice.reference",
+        "voice.helper_dir",
+        "sessions_dir",
+    ],
+)
+def test_default_or_an_empty_value_clears_a_text_setting(key):
+    path = key.split(".")
+    for word in ("default", "", "  "):
+        doc = set_key({}, key, word, ambient_file=False)
+        stored = doc
+        for part in path:
+            stored = stored[part]
+        assert stored is None
+    doc = set_key({}, key, "a value", ambient_file=False)
+    assert parse_settings(doc)[0] != Settings()
+
+
+def test_an_unknown_key_is_refused_naming_it_and_listing_the_known_keys():
+    with pytest.raises(SettingError) as refusal:
+        set_key({}, "assistant.volume", "3", ambient_file=False)
+    message = str(refusal.value)
+    assert "assistant.volume" in message
+    for key in KEYS:
+        assert key in message
+
+
+@pytest.mark.parametrize("engine", ["piper", "espeak", "Piper"])
+def test_engines_ambient_cannot_read_are_refused_while_the_file_is_ambients(engine):
+    with pytest.raises(SettingError) as refusal:
+        set_key({}, "voice.engine", engine, ambient_file=True)
+    message = str(refusal.value)
+    assert "Ambient could not read its config" in message
+    assert "ASSIST_CONFIG" in message
+    assert set_key({}, "voice.engine", engine, ambient_file=False) == {
+        "voice": {"engine": engine.lower()}
+    }
+
+
+def test_engines_ambient_knows_and_any_fallback_are_fine_in_ambients_file():
+    assert set_key({}, "voice.engine", "kokoro", ambient_file=True) == {
+        "voice": {"engine": "kokoro"}
+    }
+    assert set_key({}, "voice.fallback", "espeak", ambient_file=True) == {
+        "voice": {"fallback": "espeak"}
+    }
+
+
+def test_setting_a_key_keeps_every_other_key_and_section_and_leaves_the_input_alone():
+    before = json.loads(json.dumps(AMBIENT_STYLE_FILE))
+    after = set_key(before, "voice.cue", "brisk", ambient_file=True)
+    assert before == AMBIENT_STYLE_FILE
+    assert after["talk"] == {"hotkey": "F5", "model": "haiku"}
+    assert after["voice"] == {**AMBIENT_STYLE_FILE["voice"], "cue": "brisk"}
+    assert after["assistant"] == AMBIENT_STYLE_FILE["assistant"]
+
+
+def test_a_section_that_is_not_an_object_is_replaced_when_a_key_in_it_is_set():
+    doc = set_key({"assistant": "broken"}, "assistant.name", "Ada", ambient_file=False)
+    assert doc == {"assistant": {"name": "Ada"}}
+
+
+def test_the_document_is_formatted_with_a_two_space_indent_and_a_final_newline():
+    text = format_document({"assistant": {"name": "Zoë"}})
+    assert text == '{\n  "assistant": {\n    "name": "Zoë"\n  }\n}\n'
+
+
+def test_describe_lists_every_key_with_its_effective_value():
+    shown = dict(describe(parse_settings(AMBIENT_STYLE_FILE)[0]))
+    assert list(shown) == list(KEYS)
+    assert shown["assistant"] == "on"
+    assert shown["assistant.name"] == "Ada"
+    assert shown["assistant.cooldown_s"] == "30"
+    assert shown["voice.engine"] == "kokoro"
+    assert shown["voice.fallback"] == "auto"
+    assert shown["voice.style"] == "default"
+    assert dict(describe(Settings()))["assistant"] == "off"
+
+
+def test_an_absolute_reference_is_its_own_only_candidate():
+    assert reference_candidates("/voices/v1", "/helper", "/shipped", "/cfg") == ["/voices/v1"]
+
+
+def test_a_relative_reference_is_tried_against_helper_dir_shipped_voices_then_config_folder():
+    assert reference_candidates("voices/v1-gravel", "/opt/ambient", "/pkg/voices", "/cfg") == [
+        "/opt/ambient/voices/v1-gravel",
+        "/pkg/voices/voices/v1-gravel",
+        "/cfg/voices/v1-gravel",
+    ]
+    assert reference_candidates("v1", None, None, "/cfg") == ["/cfg/v1"]
+    assert reference_candidates("v1", "helper", None, "/cfg") == ["/cfg/helper/v1", "/cfg/v1"]
+
+
+def test_the_first_candidate_holding_voice_json_wins():
+    candidates = ["/a/v1", "/b/v1", "/c/v1"]
+    holding = {"/b/v1", "/c/v1"}
+    assert resolve_reference(candidates, holding.__contains__) == "/b/v1"
+    assert resolve_reference(candidates, lambda folder: False) is None
+
+
+def test_a_reference_that_cannot_be_found_names_every_folder_tried():
+    message = reference_not_found("v1", ["/a/v1", "/b/v1"])
+    assert "/a/v1" in message and "/b/v1" in message and "voice.json" in message
+
+
+def test_the_sessions_dir_refusal_names_the_live_session():
+    assert "2026-08-29T1101-smoke" in sessions_dir_live_refusal("2026-08-29T1101-smoke")
+
+
+# Properties ------------------------------------------------------------------------------
+
+words = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1).filter(
+    lambda text: text.strip() and text.strip().lower() != "default"
+)
+optional_words = st.none() | words.map(str.strip)
+settings_strategy = st.builds(
+    Settings,
+    sessions_dir=optional_words,
+    assistant=st.builds(
+        AssistantSettings,
+        enabled=st.booleans(),
+        name=words.map(str.strip),
+        cooldown_s=st.integers(0, U32_MAX),
+        max_per_meeting=st.integers(0, U32_MAX),
+    ),
+    voice=st.builds(
+        VoiceSettings,
+        engine=st.none() | st.sampled_from(ENGINE_NAMES),
+        speaker=optional_words,
+        style=optional_words,
+        description=optional_words,
+        cue=optional_words,
+        reference=optional_words,
+        helper_dir=optional_words,
+        fallback=st.none() | st.sampled_from(("none", *ENGINE_NAMES)),
+    ),
+)
+
+
+@given(settings_strategy, st.dictionaries(st.text(), st.integers(), max_size=3))
+def test_setting_every_described_value_then_reading_gives_the_settings_back(settings, extra):
+    doc = dict(extra)
+    for key, value in describe(settings):
+        doc = set_key(doc, key, value, ambient_file=False)
+    text = format_document(doc)
+    again, warnings = parse_settings(json.loads(text))
+    assert again == settings
+    assert warnings == []
+    for key, value in extra.items():
+        if key not in ("assistant", "voice", "sessions_dir"):
+            assert doc[key] == value
+
+
+@given(st.sampled_from(KEYS), st.text())
+def test_set_key_either_refuses_or_stores_a_value_that_reads_back_without_warning(key, value):
+    try:
+        doc = set_key({"talk": {"x": 1}}, key, value, ambient_file=False)
+    except SettingError as refusal:
+        assert str(refusal)
+        return
+    settings, warnings = parse_settings(json.loads(format_document(doc)))
+    assert warnings == []
+    assert doc["talk"] == {"x": 1}
+    assert dict(describe(settings))[key] != ""
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
+    max_leaves=10,
+)
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(["assistant", "voice", "sessions_dir", "talk"]),
+        json_values
+        | st.dictionaries(
+            st.sampled_from(["enabled", "name", "cooldown_s", "engine", "fallback", "cue"]),
+            json_values,
+        ),
+    )
+)
+def test_reading_any_document_gives_valid_settings_and_never_raises(document):
+    settings, warnings = parse_settings(document)
+    assert settings.assistant.name.strip()
+    assert 0 <= settings.assistant.cooldown_s <= U32_MAX
+    assert settings.voice.engine in (None, *ENGINE_NAMES)
+    assert all(isinstance(warning, str) for warning in warnings)
