@@ -1,0 +1,57 @@
+"""Where espeak-ng reads its data: the wheel's folder, or a copy at a shorter path.
+
+espeak-ng cannot use a data folder whose path is longer than about 150 bytes (see
+`library.MAX_DATA_PATH_BYTES`), which a deep virtual environment can reach. Then the wheel's
+`espeak-ng-data` is copied once to `<cache root>/espeak-ng-data` (behaviour.md 8.8, the same
+copy the kokoro engine uses), through a temporary name so a half-copied folder is never used.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from assist.voice.espeak.library import data_path_fits
+
+CACHE_VARIABLE = "ASSIST_VOICE_CACHE"
+"""Overrides the voice cache root, as for the rest of assist (behaviour.md 8.8)."""
+DATA_FOLDER = "espeak-ng-data"
+
+
+def default_cache_root() -> Path:
+    """ASSIST_VOICE_CACHE, else the platform's user cache folder for assist, `voice` inside."""
+    if os.environ.get(CACHE_VARIABLE):
+        return Path(os.environ[CACHE_VARIABLE])
+    import platformdirs
+
+    return Path(platformdirs.user_cache_dir("assist")) / "voice"
+
+
+def short_data_path(shipped: Path, cache_root: Path) -> Path:
+    """`shipped` when espeak-ng can take its path, else a copy under `cache_root`."""
+    if data_path_fits(shipped):
+        return shipped
+    copy = cache_root / DATA_FOLDER
+    if not data_path_fits(copy):
+        raise OSError(
+            f"the espeak-ng data path {shipped} is too long for espeak-ng, and so is the "
+            f"voice cache {cache_root}; set {CACHE_VARIABLE} to a shorter folder"
+        )
+    if not copy.is_dir():
+        copy_once(shipped, copy)
+    return copy
+
+
+def copy_once(source: Path, target: Path) -> None:
+    """Copy a folder to `target` through `<target>.part-<pid>`; a rival copy may win."""
+    partial = target.with_name(f"{target.name}.part-{os.getpid()}")
+    shutil.rmtree(partial, ignore_errors=True)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copytree(source, partial)
+    try:
+        partial.rename(target)
+    except OSError:
+        if not target.is_dir():
+            raise
+        shutil.rmtree(partial, ignore_errors=True)  # another process finished first
