@@ -1,0 +1,226 @@
+"""Where a line's audio goes: the speakers through sounddevice, or nowhere while counting.
+
+Behaviour 8.5. The speakers are a sounddevice `OutputStream(samplerate, channels=1,
+dtype="float32")` started at open. `play` puts a chunk on a queue and a daemon thread writes
+queued chunks to the stream, so the engine makes the next sentence while this one sounds.
+`wait` blocks until the queue is drained; `close` queues a sentinel, joins the writer, then
+stops and closes the stream.
+
+`cut` (ours, for the helper's `stop`) drops the queued chunks, halts the chunk being written
+and reports the samples of this line handed to the device so far. The writer hands audio to the
+device in small blocks and looks for a cut between blocks, so playback halts within one block.
+After a cut, `play` ignores chunks until `begin` starts the next line, so a chunk the engine
+finishes just after the cut can never sound.
+
+The silent player (`--no-play`, tests) plays nothing and counts the samples it is given, so
+`done` and `stopped` report the audio generated.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import deque
+from typing import Any, Protocol
+
+import numpy as np
+from assist.mcp.voice.output import note
+
+BLOCK_S = 0.05
+"""Audio handed to the device per write. A cut halts playback within one block: 50 ms keeps a
+stop well inside the ~100 ms a listener notices, while a block stays long enough that the
+writer loop costs nothing next to the audio."""
+
+CUT_WAIT_S = 1.0
+"""Longest a cut waits for the block being written; a stalled device must not stall the
+reader thread that asked for the cut."""
+
+CLOSE_WAIT_S = 5.0
+"""Longest `close` waits for the writer thread to finish (behaviour 8.5)."""
+
+
+class Player(Protocol):
+    """What the helper needs from a player, on top of which each line is played."""
+
+    def begin(self) -> None:
+        """Start a new line: the sample count is reset and `play` is accepted again."""
+
+    def play(self, chunk: np.ndarray) -> None:
+        """Queue one float32 mono chunk of this line (ignored after a cut)."""
+
+    def wait(self) -> int:
+        """Block until this line's audio has been handed to the device (or cut); its samples."""
+
+    def cut(self) -> int:
+        """Drop this line's remaining audio at once; the samples handed to the device before."""
+
+    def close(self) -> None:
+        """Release the device."""
+
+
+class PlayerUnavailable(RuntimeError):
+    """The speakers cannot be opened at start (no PortAudio, no output device)."""
+
+
+class PlaybackFailed(RuntimeError):
+    """The output device failed while a line was playing."""
+
+
+class SilentPlayer:
+    """Plays nothing; counts the samples given for this line until a cut."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._samples = 0
+        self._cut = False
+
+    def begin(self) -> None:
+        with self._lock:
+            self._samples = 0
+            self._cut = False
+
+    def play(self, chunk: np.ndarray) -> None:
+        with self._lock:
+            if not self._cut:
+                self._samples += len(chunk)
+
+    def wait(self) -> int:
+        with self._lock:
+            return self._samples
+
+    def cut(self) -> int:
+        with self._lock:
+            self._cut = True
+            return self._samples
+
+    def close(self) -> None:
+        pass
+
+
+class OutputStreamLike(Protocol):
+    """The part of `sounddevice.OutputStream` the speaker player uses."""
+
+    def write(self, data: Any) -> Any: ...
+
+    def stop(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class SpeakerPlayer:
+    """Feeds a started output stream from a queue on its own daemon thread."""
+
+    def __init__(self, stream: OutputStreamLike, sample_rate: int) -> None:
+        self._stream = stream
+        self._block = max(1, round(sample_rate * BLOCK_S))
+        self._changed = threading.Condition()
+        self._chunks: deque[np.ndarray | None] = deque()  # None is the closing sentinel
+        self._busy = False  # the writer holds a chunk
+        self._epoch = 0  # bumped by each cut; a chunk of an older epoch stops being written
+        self._cut = False
+        self._samples = 0
+        self._failure: Exception | None = None
+        self._writer = threading.Thread(
+            target=self._write_queued, name="assist-voice-player", daemon=True
+        )
+        self._writer.start()
+
+    def begin(self) -> None:
+        with self._changed:
+            self._samples = 0
+            self._cut = False
+            self._failure = None
+
+    def play(self, chunk: np.ndarray) -> None:
+        with self._changed:
+            if self._cut or self._failure is not None:
+                return
+            self._chunks.append(chunk)
+            self._changed.notify_all()
+
+    def wait(self) -> int:
+        with self._changed:
+            self._changed.wait_for(
+                lambda: self._cut or self._failure is not None or not self._pending()
+            )
+            if self._failure is not None:
+                raise PlaybackFailed(f"the audio output failed while playing: {self._failure}")
+            return self._samples
+
+    def cut(self) -> int:
+        with self._changed:
+            self._cut = True
+            self._epoch += 1
+            self._drop_queued()
+            self._changed.notify_all()
+            self._changed.wait_for(lambda: not self._busy, timeout=CUT_WAIT_S)
+            return self._samples
+
+    def close(self) -> None:
+        with self._changed:
+            self._chunks.append(None)
+            self._changed.notify_all()
+        self._writer.join(CLOSE_WAIT_S)
+        try:
+            self._stream.stop()
+            self._stream.close()
+        except Exception as error:  # closing a failed device must not fail the exit
+            note(f"could not close the audio output cleanly: {error}")
+
+    def _pending(self) -> bool:
+        return self._busy or any(chunk is not None for chunk in self._chunks)
+
+    def _drop_queued(self) -> None:
+        closing = None in self._chunks
+        self._chunks.clear()
+        if closing:
+            self._chunks.append(None)
+
+    def _write_queued(self) -> None:
+        while True:
+            with self._changed:
+                self._changed.wait_for(lambda: bool(self._chunks))
+                chunk = self._chunks.popleft()
+                if chunk is None:
+                    return
+                self._busy = True
+                epoch = self._epoch
+            try:
+                self._write(chunk, epoch)
+            except Exception as error:  # a device lost mid-line fails that line, not the helper
+                with self._changed:
+                    self._failure = error
+                    self._drop_queued()
+            finally:
+                with self._changed:
+                    self._busy = False
+                    self._changed.notify_all()
+
+    def _write(self, chunk: np.ndarray, epoch: int) -> None:
+        for start in range(0, len(chunk), self._block):
+            with self._changed:
+                if self._epoch != epoch:
+                    return
+            block = chunk[start : start + self._block]
+            self._stream.write(block.reshape(-1, 1))
+            with self._changed:
+                self._samples += len(block)
+
+
+def open_speakers(sample_rate: int) -> SpeakerPlayer:
+    """The default output device at `sample_rate`, started; PlayerUnavailable says why not."""
+    try:
+        import sounddevice
+    except OSError as error:
+        raise PlayerUnavailable(
+            f"cannot play sound: the PortAudio library is missing ({error}); install it "
+            "(for example the libportaudio2 package) or run with --no-play"
+        ) from error
+    try:
+        stream = sounddevice.OutputStream(samplerate=sample_rate, channels=1, dtype="float32")
+        stream.start()
+    except Exception as error:
+        raise PlayerUnavailable(
+            f"cannot open an audio output device at {sample_rate} Hz ({error}); connect or "
+            "enable a sound output, or run with --no-play"
+        ) from error
+    return SpeakerPlayer(stream, sample_rate)

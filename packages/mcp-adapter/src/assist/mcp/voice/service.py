@@ -1,0 +1,218 @@
+"""How the helper answers its requests: in arrival order on the main thread, stops at once.
+
+Behaviour 8.3. A reader thread reads stdin and hands each request to `Service.receive`. Every
+request but `stop` is queued and handled strictly in arrival order by `Service.serve` on the
+main thread, the thread that loaded the engine (MLX streams belong to their thread); bad lines
+are queued as the error to send back, so their errors keep their place too.
+
+A `stop` is acted on as soon as it is read. A queued say leaves the queue and is answered
+`stopped` with no audio and no `speaking`. The say being handled is marked and its playback cut
+at once; the main thread ends its generation when the engine next yields and answers `stopped`
+with the audio handed to the device before the cut. A `stop` for any other id is ignored: its
+say has had, or is about to have, its last event. `quit` (or EOF) ends reading at once; what
+was read before it is still handled.
+
+Each say gets exactly one last event: `done`, `stopped` or `error`, sent only after its WAV (with
+`--save-dir`) is complete.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import deque
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+import attrs
+import numpy as np
+from assist.core.engines import Engine
+from assist.core.protocol import (
+    Done,
+    Error,
+    Quit,
+    Say,
+    Speaking,
+    Stop,
+    Stopped,
+    audio_seconds,
+    decode_request,
+)
+from assist.mcp.voice.output import ProtocolOutput, note
+from assist.mcp.voice.player import Player
+from assist.mcp.voice.recording import save_reply
+
+
+@attrs.define
+class _Line:
+    """The say being handled, and whether a stop has cut it."""
+
+    say: Say
+    cancelled: bool = False
+    samples_at_cut: int = 0
+
+
+def same_id(left: object, right: object) -> bool:
+    """Ids are any JSON value, compared strictly: 1, 1.0 and true are three different ids."""
+    return type(left) is type(right) and left == right
+
+
+class Service:
+    """The request queue, the say being handled, and the engine and player that speak it."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        player: Player,
+        output: ProtocolOutput,
+        save_dir: Path | None = None,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self._engine = engine
+        self._rate = int(engine.sample_rate)
+        self._player = player
+        self._output = output
+        self._save_dir = save_dir
+        self._clock = clock
+        self._changed = threading.Condition()
+        self._queue: deque[Say | Error | None] = deque()  # None: nothing more will be read
+        self._current: _Line | None = None
+
+    # The reader thread's side.
+
+    def receive(self, request: Say | Stop | Quit | Error) -> bool:
+        """Take one decoded request; False once reading must stop (`quit`)."""
+        if isinstance(request, Stop):
+            self._stop(request.id)
+            return True
+        with self._changed:
+            self._queue.append(None if isinstance(request, Quit) else request)
+            self._changed.notify_all()
+        return not isinstance(request, Quit)
+
+    def end_of_input(self) -> None:
+        """Stdin closed: handle what was read, then finish."""
+        with self._changed:
+            self._queue.append(None)
+            self._changed.notify_all()
+
+    def _stop(self, request_id: object) -> None:
+        with self._changed:
+            line = self._current
+            if line is not None and not line.cancelled and same_id(line.say.id, request_id):
+                line.cancelled = True
+                line.samples_at_cut = self._player.cut()
+            queued = [
+                item
+                for item in self._queue
+                if isinstance(item, Say) and same_id(item.id, request_id)
+            ]
+            for say in queued:
+                self._queue.remove(say)
+                self._output.emit(Stopped(id=say.id, audio_s=0.0))
+
+    # The main thread's side.
+
+    def serve(self) -> None:
+        """Handle queued requests in order until `quit`, EOF, or the parent stops listening."""
+        while not self._output.broken:
+            item = self._next()
+            if item is None:
+                return
+            if isinstance(item, Error):
+                self._output.emit(item)
+            else:
+                self._say(item)
+
+    def _next(self) -> Say | Error | None:
+        with self._changed:
+            self._changed.wait_for(lambda: bool(self._queue))
+            item = self._queue.popleft()
+            if isinstance(item, Say):
+                self._current = _Line(item)
+                self._player.begin()
+            return item
+
+    def _say(self, say: Say) -> None:
+        started = self._clock()
+        line = self._current
+        assert line is not None and line.say is say
+        kept: list[np.ndarray] | None = [] if self._save_dir is not None else None
+        samples = 0
+        failure: str | None = None
+        try:
+            samples = self._speak(line, started, kept)
+        except Exception as error:  # an engine failure fails this say, not the helper
+            self._player.cut()
+            failure = f"{type(error).__name__}: {error}"
+        with self._changed:
+            self._current = None
+        if line.cancelled:
+            self._save(say.id, kept, line.samples_at_cut)
+            self._output.emit(Stopped(id=say.id, audio_s=self._seconds(line.samples_at_cut)))
+        elif failure is not None:
+            self._output.emit(Error(id=say.id, message=failure))
+        else:
+            self._save(say.id, kept, samples)
+            self._output.emit(
+                Done(id=say.id, audio_s=self._seconds(samples), total_ms=self._ms(started))
+            )
+
+    def _speak(self, line: _Line, started: float, kept: list[np.ndarray] | None) -> int:
+        """Generate and queue the line's audio, wait until it is all handed over; its samples.
+
+        The say's text is already trimmed and never empty, its emotion one of the six tones
+        (`decode_request` answers an empty say with an error of its own)."""
+        produced: Iterable[Any] = self._engine.stream(line.say.text, line.say.emotion)
+        first = True
+        try:
+            for output in produced:
+                chunk = np.ascontiguousarray(np.asarray(output, dtype=np.float32).reshape(-1))
+                if not chunk.size:
+                    continue
+                with self._changed:
+                    if line.cancelled:
+                        return 0
+                    if first:
+                        self._output.emit(
+                            Speaking(id=line.say.id, first_audio_ms=self._ms(started))
+                        )
+                        first = False
+                if kept is not None:
+                    kept.append(chunk)
+                self._player.play(chunk)
+                if line.cancelled:
+                    return 0
+        finally:
+            close = getattr(produced, "close", None)
+            if close is not None:
+                close()  # ends the engine's generator here, on the engine's thread
+        return self._player.wait()
+
+    def _save(self, request_id: object, kept: list[np.ndarray] | None, samples: int) -> None:
+        if self._save_dir is None or kept is None:
+            return
+        try:
+            save_reply(self._save_dir, request_id, kept, self._rate, samples)
+        except Exception as error:  # the line was spoken; a full disk must not hide that
+            note(f"could not save the audio of say {request_id!r} in {self._save_dir}: {error}")
+
+    def _seconds(self, samples: int) -> float:
+        return audio_seconds(samples, self._rate)
+
+    def _ms(self, since: float) -> int:
+        return round((self._clock() - since) * 1000)
+
+
+def read_requests(lines: Iterable[bytes], service: Service) -> None:
+    """The reader thread: decode each stdin line and hand it over, until quit or EOF."""
+    try:
+        for raw in lines:
+            request = decode_request(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+            if request is not None and not service.receive(request):
+                return
+    except (OSError, ValueError) as error:
+        note(f"stopped reading requests: {error}")
+    finally:
+        service.end_of_input()
