@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from assist.core.consent import notice_text
 from assist.core.echo import ECHO_WINDOW_S, Said, is_echo, is_own_voice, recent, tokens
 from hypothesis import assume, given
 from hypothesis import strategies as st
@@ -180,3 +181,11 @@ def test_utterances_are_not_tested_the_reverse_way():
     long_reply = SAID + " I checked with finance this morning."
     assert not is_echo(long_reply, ["the invoice went out on friday"])
     assert is_own_voice("the invoice went out on friday", [Said(long_reply, NOW)], [], NOW)
+
+
+@pytest.mark.parametrize("name", ["Claude", "Ambient Bot", "Ada"])
+def test_the_real_consent_notice_lets_a_question_by_name_through_and_catches_itself(name):
+    notice = Said(notice_text(name), NOW - 2.0)
+    for question in (f"{name}, can you hear us?", f"Hey {name}, are you there?"):
+        assert not is_own_voice(question, [], [notice], NOW)
+    assert is_own_voice(notice.text, [], [notice], NOW)
