@@ -1,0 +1,66 @@
+"""Shared by the supervisor tests: commands for the fake helpers, a registry of engines that
+are never built, and a check that a process is really gone."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from assist.core.engines import EngineRegistry, EngineSpec, hookimpl
+
+FAKES = Path(__file__).parent
+FAKE_ENGINES = ("kokoro", "piper", "espeak")
+
+
+def fake(name: str, *options: str) -> list[str]:
+    """The command that runs fake helper `name`, as the supervisor's launcher."""
+    return [sys.executable, str(FAKES / f"{name}.py"), *options]
+
+
+def _never_built(_options: object) -> object:
+    raise AssertionError("the server must never build an engine")
+
+
+class FakeEngines:
+    """A plugin offering engines the fake helpers pretend to run."""
+
+    def __init__(self, names: tuple[str, ...]) -> None:
+        self.names = names
+
+    @hookimpl
+    def assist_voice_engines(self, register: Callable[[EngineSpec], None]) -> None:
+        for name in self.names:
+            register(EngineSpec(name=name, package="fake-engines", build=_never_built))
+
+
+def registry(names: tuple[str, ...] = FAKE_ENGINES) -> EngineRegistry:
+    engines = EngineRegistry()
+    engines.add_plugin("fake", FakeEngines(names))
+    return engines
+
+
+def gone(pid: int) -> bool:
+    """True when no process `pid` runs (a zombie waiting for a reaper counts as gone)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return True
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] == "Z"
+
+
+def wait_gone(pid: int, within: float = 3.0) -> bool:
+    deadline = time.monotonic() + within
+    while not gone(pid):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.02)
+    return True
