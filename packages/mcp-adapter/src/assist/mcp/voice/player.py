@@ -170,7 +170,7 @@ class SpeakerPlayer:
         return self._busy or any(chunk is not None for chunk in self._chunks)
 
     def _drop_queued(self) -> None:
-        closing = None in self._chunks
+        closing = any(chunk is None for chunk in self._chunks)  # `in` would compare arrays
         self._chunks.clear()
         if closing:
             self._chunks.append(None)
@@ -210,10 +210,10 @@ def open_speakers(sample_rate: int) -> SpeakerPlayer:
     """The default output device at `sample_rate`, started; PlayerUnavailable says why not."""
     try:
         import sounddevice
-    except OSError as error:
+    except (ImportError, OSError) as error:  # sounddevice raises OSError without PortAudio
         raise PlayerUnavailable(
-            f"cannot play sound: the PortAudio library is missing ({error}); install it "
-            "(for example the libportaudio2 package) or run with --no-play"
+            f"cannot play sound: sounddevice or its PortAudio library is missing ({error}); "
+            "install PortAudio (for example the libportaudio2 package) or run with --no-play"
         ) from error
     try:
         stream = sounddevice.OutputStream(samplerate=sample_rate, channels=1, dtype="float32")

@@ -1,0 +1,222 @@
+"""The helper's parts on their own: the players, WAV naming, and the auto choice of engine.
+
+The speaker player runs against a stand-in output stream that takes audio at real-time pace,
+as a blocking device write does, so cuts and drains happen on a real writer thread.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import soundfile
+from assist.core.engines import EngineRegistry, EngineSpec, VoiceOptions
+from assist.mcp.voice import loading
+from assist.mcp.voice.player import (
+    BLOCK_S,
+    PlaybackFailed,
+    PlayerUnavailable,
+    SilentPlayer,
+    SpeakerPlayer,
+    open_speakers,
+)
+from assist.mcp.voice.recording import reply_name, save_reply
+
+RATE = 8000
+
+
+class PacedStream:
+    """Takes each write at real-time pace and keeps what it was handed."""
+
+    def __init__(self, fail_after: int | None = None) -> None:
+        self.written: list[np.ndarray] = []
+        self.block_sizes: list[int] = []
+        self.stopped = self.closed = False
+        self._fail_after = fail_after
+
+    def write(self, data: np.ndarray) -> bool:
+        assert data.dtype == np.float32 and data.shape[1:] == (1,)
+        if self._fail_after is not None and len(self.written) >= self._fail_after:
+            raise RuntimeError("device unplugged")
+        time.sleep(len(data) / RATE)
+        self.written.append(data[:, 0].copy())
+        self.block_sizes.append(len(data))
+        return False
+
+    def stop(self) -> None:
+        self.stopped = True
+
+    def close(self) -> None:
+        self.closed = True
+
+    def samples(self) -> int:
+        return sum(len(block) for block in self.written)
+
+
+def tone(seconds: float) -> np.ndarray:
+    return np.full(round(seconds * RATE), 0.1, dtype=np.float32)
+
+
+def test_the_speaker_player_hands_every_chunk_to_the_device_in_small_blocks() -> None:
+    stream = PacedStream()
+    player = SpeakerPlayer(stream, RATE)
+    player.begin()
+    player.play(tone(0.2))
+    player.play(tone(0.13))
+    assert player.wait() == stream.samples() == round(0.33 * RATE)
+    assert max(stream.block_sizes) == round(BLOCK_S * RATE)
+    player.close()
+    assert stream.stopped and stream.closed
+
+
+def test_a_cut_halts_playback_within_one_block_and_reports_what_the_device_got() -> None:
+    stream = PacedStream()
+    player = SpeakerPlayer(stream, RATE)
+    player.begin()
+    for _ in range(5):
+        player.play(tone(0.5))
+    time.sleep(0.3)
+    started = time.monotonic()
+    handed = player.cut()
+    assert time.monotonic() - started <= BLOCK_S + 0.05
+    assert handed == stream.samples()
+    assert round(0.2 * RATE) <= handed <= round(0.6 * RATE)
+    time.sleep(0.2)
+    assert stream.samples() == handed  # queued chunks were dropped
+    assert player.wait() == handed  # a cut line does not wait for anything
+    player.close()
+
+
+def test_after_a_cut_chunks_are_ignored_until_the_next_line_begins() -> None:
+    stream = PacedStream()
+    player = SpeakerPlayer(stream, RATE)
+    player.begin()
+    player.cut()
+    player.play(tone(0.1))
+    assert player.wait() == 0
+    player.begin()
+    player.play(tone(0.1))
+    assert player.wait() == round(0.1 * RATE) == stream.samples()
+    player.close()
+
+
+def test_a_cut_from_another_thread_wakes_a_waiting_line() -> None:
+    player = SpeakerPlayer(PacedStream(), RATE)
+    player.begin()
+    player.play(tone(3.0))
+    threading.Timer(0.2, player.cut).start()
+    started = time.monotonic()
+    assert 0 < player.wait() < round(0.5 * RATE)
+    assert time.monotonic() - started < 1.0
+    player.close()
+
+
+def test_a_device_that_fails_mid_line_fails_that_line_and_the_next_line_can_play() -> None:
+    stream = PacedStream(fail_after=2)
+    player = SpeakerPlayer(stream, RATE)
+    player.begin()
+    player.play(tone(0.5))
+    with pytest.raises(PlaybackFailed, match="device unplugged"):
+        player.wait()
+    stream._fail_after = None
+    player.begin()
+    player.play(tone(0.1))
+    assert player.wait() == round(0.1 * RATE)
+    player.close()
+
+
+def test_the_silent_player_counts_the_samples_given_until_a_cut() -> None:
+    player = SilentPlayer()
+    player.begin()
+    player.play(tone(0.1))
+    player.play(tone(0.2))
+    assert player.cut() == round(0.3 * RATE)
+    player.play(tone(1.0))
+    assert player.wait() == round(0.3 * RATE)
+    player.begin()
+    assert player.wait() == 0
+
+
+def test_speakers_without_sounddevice_say_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(__import__("sys").modules, "sounddevice", None)
+    with pytest.raises(PlayerUnavailable, match="--no-play"):
+        open_speakers(RATE)
+
+
+@pytest.mark.parametrize(
+    ("request_id", "name"),
+    [
+        (7, "reply-7.wav"),
+        ("abc", "reply-abc.wav"),
+        ("../up", "reply-.._up.wav"),
+        (None, "reply-null.wav"),
+        (True, "reply-true.wav"),
+        ([1, "a"], 'reply-[1, "a"].wav'),
+    ],
+)
+def test_a_reply_file_is_named_for_its_id_and_never_leaves_the_folder(
+    request_id: object, name: str
+) -> None:
+    assert reply_name(request_id) == name
+
+
+def test_a_saved_reply_is_16_bit_mono_pcm_cut_at_the_samples_counted(tmp_path: Path) -> None:
+    chunks = [tone(0.1), np.full(RATE, 2.0, dtype=np.float32)]
+    path = save_reply(tmp_path, 3, chunks, RATE, round(0.15 * RATE))
+    info = soundfile.info(path)
+    assert (info.samplerate, info.channels, info.subtype, info.frames) == (
+        RATE,
+        1,
+        "PCM_16",
+        round(0.15 * RATE),
+    )
+    samples, _ = soundfile.read(path, dtype="int16")
+    assert samples[-1] == 32767  # 2.0 clipped to 1.0
+    assert not list(tmp_path.glob("*.part"))
+
+
+def registry_of(*specs: EngineSpec) -> EngineRegistry:
+    registry = EngineRegistry()
+    for spec in specs:
+        registry.specs[spec.name] = spec
+    return registry
+
+
+def spec(name: str, offline: bool = True, reason: str | None = None) -> EngineSpec:
+    def build(options: VoiceOptions) -> object:
+        raise AssertionError("not built in these tests")
+
+    return EngineSpec(
+        name=name,
+        package=f"assist-voice-{name}",
+        build=build,  # type: ignore[arg-type]
+        check=lambda: reason,
+        ready_offline=lambda options: offline,
+    )
+
+
+def test_auto_off_macos_prefers_an_engine_that_needs_no_download(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(loading, "total_memory", lambda: 8 * 2**30)
+    registry = registry_of(spec("kokoro", offline=False), spec("piper"), spec("espeak"))
+    assert loading.choose(registry, "auto", VoiceOptions(), platform="linux") == "piper"
+    assert loading.choose(registry, "auto", VoiceOptions(), platform="darwin") == "kokoro"
+
+
+def test_auto_skips_engines_that_cannot_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loading, "total_memory", lambda: 64 * 2**30)
+    registry = registry_of(spec("qwen3-tts", reason="needs Apple silicon"), spec("espeak"))
+    assert loading.choose(registry, "auto", VoiceOptions(), platform="darwin") == "espeak"
+
+
+def test_a_named_engine_is_taken_as_asked_even_when_auto_would_choose_another() -> None:
+    registry = registry_of(spec("espeak"))
+    assert loading.choose(registry, "kokoro", VoiceOptions()) == "kokoro"
+
+
+def test_installed_memory_is_a_positive_figure_here() -> None:
+    assert loading.total_memory() > 0
