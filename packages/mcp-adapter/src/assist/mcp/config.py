@@ -21,6 +21,7 @@ import os
 import stat
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,7 @@ class ConfigFile:
         self._seen: tuple[int, int, int] | None = None
         self._settings: Settings = Settings()
         self._problem: str | None = None
+        self._loading = threading.Lock()
 
     @classmethod
     def at(cls, location: ConfigLocation) -> ConfigFile:
@@ -60,6 +62,10 @@ class ConfigFile:
 
     def load(self) -> Settings:
         """The effective settings, reparsing only when the file changed since the last load."""
+        with self._loading:
+            return self._load()
+
+    def _load(self) -> Settings:
         try:
             with open(self.path, "rb") as file:
                 facts = os.fstat(file.fileno())

@@ -21,6 +21,7 @@ import json
 import os
 import re
 import stat
+import threading
 from array import array
 from collections.abc import Iterator
 from datetime import datetime
@@ -289,7 +290,7 @@ class TranscriptReader:
     `bytes_read` counts every byte read from the file over the reader's life, so a test can
     see that a poll reads only what was appended. `corrupt_lines` counts distinct complete
     lines that were not blank and could not be read as a raw line; each is reported on stderr
-    once.
+    once. One reader may be shared by threads: reads take turns.
     """
 
     def __init__(self, path: Path) -> None:
@@ -298,6 +299,7 @@ class TranscriptReader:
         self._ends: array[int] = array("Q")
         self._inode: int | None = None
         self._reported: set[int] = set()
+        self._reading = threading.Lock()
 
     @property
     def corrupt_lines(self) -> int:
@@ -315,21 +317,22 @@ class TranscriptReader:
         complete line counts toward `next` but gives no entry. No file: ([], 0).
         """
         since = max(0, since)
-        file = open_session_file(self.path.parent, self.path.name)
-        if file is None:
-            self._forget()
-            return [], 0
-        with file:
-            facts = os.fstat(file.fileno())
-            if facts.st_ino != self._inode or facts.st_size < self.offset:
+        with self._reading:
+            file = open_session_file(self.path.parent, self.path.name)
+            if file is None:
                 self._forget()
-                self._inode = facts.st_ino
-            first = min(since, len(self._ends))
-            start = self._ends[first - 1] if first else 0
-            file.seek(start)
-            data = file.read()
-        self.bytes_read += len(data)
-        return self._take(data, start, first, since), len(self._ends)
+                return [], 0
+            with file:
+                facts = os.fstat(file.fileno())
+                if facts.st_ino != self._inode or facts.st_size < self.offset:
+                    self._forget()
+                    self._inode = facts.st_ino
+                first = min(since, len(self._ends))
+                start = self._ends[first - 1] if first else 0
+                file.seek(start)
+                data = file.read()
+            self.bytes_read += len(data)
+            return self._take(data, start, first, since), len(self._ends)
 
     def _take(self, data: bytes, start: int, first: int, since: int) -> list[RawLine]:
         lines: list[RawLine] = []
