@@ -1,0 +1,153 @@
+"""What the voice helper is started as (behaviour 9.1, 9.2): the program, the engine and its
+fallback, the arguments in order, and where a relative designed voice is found."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+from assist.core.settings import VoiceSettings
+from assist.mcp.helper_command import (
+    engine_packages,
+    helper_arguments,
+    helper_program,
+    load_registry,
+    plan_engines,
+    resolve_reference,
+    total_memory,
+)
+
+sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
+from support import registry
+
+GIB = 2**30
+
+
+def designed(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    (folder / "voice.json").write_text("{}")
+    return folder
+
+
+def test_the_helper_is_the_console_script_beside_the_interpreter(tmp_path: Path) -> None:
+    python = tmp_path / "bin" / "python"
+    python.parent.mkdir()
+    assert helper_program(str(python)) == [str(python), "-m", "assist.mcp.voice.helper"]
+    (tmp_path / "bin" / "assist-voice").write_text("#!/bin/sh\n")
+    assert helper_program(str(python)) == [str(tmp_path / "bin" / "assist-voice")]
+
+
+def test_this_environment_has_the_assist_voice_script() -> None:
+    assert helper_program() == [str(Path(sys.executable).parent / "assist-voice")]
+
+
+def test_a_chosen_engine_gets_voice_and_style_then_the_server_flags() -> None:
+    settings = VoiceSettings(speaker="af_heart", style="calm", description="deep", cue="slow")
+    arguments = helper_arguments("kokoro", settings, no_play=True, save_dir="/tmp/wavs")
+    chosen = ["--engine", "kokoro", "--voice", "af_heart", "--style", "calm"]
+    assert arguments == [*chosen, "--no-play", "--save-dir", "/tmp/wavs"]
+
+
+def test_only_qwen3_tts_gets_a_description_and_its_cue() -> None:
+    settings = VoiceSettings(description="a calm low voice", cue="unhurried")
+    assert helper_arguments("qwen3-tts", settings) == [
+        "--engine",
+        "qwen3-tts",
+        "--description",
+        "a calm low voice",
+        "--cue",
+        "unhurried",
+    ]
+    assert helper_arguments("supertonic3", settings) == ["--engine", "supertonic3"]
+
+
+def test_a_cue_without_a_description_is_not_passed() -> None:
+    assert helper_arguments("qwen3-tts", VoiceSettings(cue="unhurried")) == [
+        "--engine",
+        "qwen3-tts",
+    ]
+
+
+def test_a_reference_wins_over_a_description_and_is_resolved(tmp_path: Path) -> None:
+    voice = designed(tmp_path / "config" / "voices" / "gravel")
+    settings = VoiceSettings(reference="voices/gravel", description="ignored", cue="ignored")
+    arguments = helper_arguments("qwen3-tts", settings, config_dir=tmp_path / "config")
+    assert arguments == ["--engine", "qwen3-tts", "--reference", str(voice)]
+
+
+def test_a_fallback_gets_neither_the_speaker_nor_the_style_unless_it_is_qwen3_tts(
+    tmp_path: Path,
+) -> None:
+    settings = VoiceSettings(speaker="af_heart", style="calm", reference=str(tmp_path))
+    assert helper_arguments("espeak", settings, fallback=True, no_play=True) == [
+        "--engine",
+        "espeak",
+        "--no-play",
+    ]
+    assert helper_arguments("qwen3-tts", settings, fallback=True) == [
+        "--engine",
+        "qwen3-tts",
+        "--style",
+        "calm",
+        "--reference",
+        str(tmp_path),
+    ]
+
+
+def test_a_relative_reference_is_looked_for_in_helper_dir_then_shipped_then_config(
+    tmp_path: Path,
+) -> None:
+    helper_dir, shipped, config = tmp_path / "ambient", tmp_path / "shipped", tmp_path / "config"
+
+    def resolve() -> str:
+        return resolve_reference(
+            "voices/v1", helper_dir=str(helper_dir), config_dir=config, shipped=shipped
+        )
+
+    assert resolve() == str(config / "voices" / "v1")  # none holds voice.json: the last
+    designed(config / "voices" / "v1")
+    assert resolve() == str(config / "voices" / "v1")
+    designed(shipped / "voices" / "v1")
+    assert resolve() == str(shipped / "voices" / "v1")
+    designed(helper_dir / "voices" / "v1")
+    assert resolve() == str(helper_dir / "voices" / "v1")
+
+
+def test_an_absolute_reference_stays_as_it_is(tmp_path: Path) -> None:
+    assert resolve_reference(str(tmp_path), helper_dir="/x", config_dir=None) == str(tmp_path)
+
+
+def test_a_configured_engine_always_wins_and_gets_the_automatic_fallback() -> None:
+    plan = plan_engines(VoiceSettings(engine="kokoro"), registry(), 64 * GIB)
+    assert (plan.engine, plan.fallback) == ("kokoro", "piper")
+
+
+def test_auto_walks_the_ladder_from_the_memory_tier_to_an_installed_engine() -> None:
+    engines = registry(("piper", "espeak"))
+    plan = plan_engines(VoiceSettings(), engines, 8 * GIB, prefer_offline=False)
+    assert (plan.engine, plan.fallback) == ("piper", "espeak")
+
+
+@pytest.mark.parametrize(
+    ("setting", "expected"), [(None, "piper"), ("none", None), ("espeak", "espeak")]
+)
+def test_the_fallback_setting_picks_the_fallback(setting: str | None, expected: str | None) -> None:
+    plan = plan_engines(VoiceSettings(engine="kokoro", fallback=setting), registry(), 0)
+    assert plan.fallback == expected
+
+
+def test_with_nothing_installed_there_is_no_engine_and_the_packages_are_named() -> None:
+    assert plan_engines(VoiceSettings(), registry(()), 0).engine is None
+    assert "assist-voice-espeak" in engine_packages("linux")
+    assert "assist-voice-qwen3" not in engine_packages("linux")
+    assert "assist-voice-qwen3" in engine_packages("darwin")
+
+
+def test_the_installed_engines_are_found_and_the_block_list_is_honoured() -> None:
+    assert "espeak" in load_registry({}).specs
+    assert "espeak" not in load_registry({"ASSIST_VOICES_BLOCK": "espeak"}).specs
+
+
+def test_total_memory_is_known_on_this_machine() -> None:
+    assert total_memory() > 256 * 2**20
