@@ -1,4 +1,10 @@
-"""The `assist` command: one entry point for the I/O shell's subcommands."""
+"""The `assist` command: one entry point for the I/O shell's subcommands.
+
+`assist mcp` takes exactly `--no-play` and `--save-audio DIR` (behaviour 3.1); anything else
+prints the usage on stderr and exits 2, and nothing but protocol ever reaches its stdout, so its
+arguments are read by hand rather than by argparse (whose `-h` would print on stdout).
+Subcommands import what they need when they run, so `assist mcp` loads no engine code.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +14,8 @@ import sys
 from importlib import metadata
 
 from assist.core.engines import GROUP, EngineRegistry
+
+MCP_USAGE = "usage: assist mcp [--no-play] [--save-audio DIR]"
 
 
 def load_registry() -> EngineRegistry:
@@ -35,11 +43,56 @@ def engines_command(_args: argparse.Namespace) -> int:
     return 0
 
 
+def mcp_arguments(argv: list[str]) -> tuple[bool, str | None] | None:
+    """(no_play, save_audio) from `assist mcp`'s arguments, or None when they are not usable."""
+    no_play = False
+    save_audio: str | None = None
+    rest = list(argv)
+    while rest:
+        argument = rest.pop(0)
+        if argument == "--no-play" and not no_play:
+            no_play = True
+        elif argument == "--save-audio" and save_audio is None and rest and rest[0]:
+            save_audio = rest.pop(0)
+        elif argument.startswith("--save-audio=") and save_audio is None:
+            save_audio = argument.partition("=")[2] or None
+            if save_audio is None:
+                return None
+        else:
+            return None
+    return no_play, save_audio
+
+
+def mcp_command(argv: list[str]) -> int:
+    """`assist mcp [--no-play] [--save-audio DIR]`: serve the watching tools on stdio."""
+    parsed = mcp_arguments(argv)
+    if parsed is None:
+        print(MCP_USAGE, file=sys.stderr)
+        return 2
+    from assist.mcp.server import run
+
+    no_play, save_audio = parsed
+    return run(no_play=no_play, save_audio=save_audio)
+
+
+def config_command(argv: list[str]) -> int:
+    """`assist config [KEY VALUE]`: show the settings in use, or set one key."""
+    from assist.mcp.config import config_command as run
+
+    return run(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="assist", description=__doc__)
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    direct = {"mcp": mcp_command, "config": config_command}
+    if arguments and arguments[0] in direct:
+        return direct[arguments[0]](arguments[1:])
+    parser = argparse.ArgumentParser(prog="assist", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("engines", help="list voice engines").set_defaults(run=engines_command)
-    args = parser.parse_args(argv)
+    commands.add_parser("mcp", help="serve the MCP tools on stdio: " + MCP_USAGE[7:])
+    commands.add_parser("config", help="show the settings, or set one: assist config KEY VALUE")
+    args = parser.parse_args(arguments)
     return int(args.run(args))
 
 

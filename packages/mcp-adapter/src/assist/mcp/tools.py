@@ -1,0 +1,127 @@
+"""What `assist mcp` offers an agent: the seven tools, the `watch` prompt, the result shape.
+
+The input schemas are written out here, not generated from function signatures, so they are
+exactly those of behaviour 3.3-3.7 (the watching tools read their arguments leniently, which a
+generated schema plus validation would not allow). Descriptions come from
+`assist.core.refusals` and `assist.core.prompt`, where every agent-facing text lives.
+
+Results (3.2): always one text block and `isError`. A JSON value is written compactly with
+non-ASCII kept; a refusal is plain text. `structuredContent` is not sent: clients that show the
+model both would pay for every result twice, and the text block is what Ambient's clients read.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import mcp_types as types
+from assist.core import prompt, refusals
+from assist.core.tones import TONES
+
+SESSION_TOOLS = ("sessions", "transcript", "status")
+WATCHING_TOOLS = ("watch_meeting", "wait_for_transcript", "speak", "stop_watching")
+TOOL_NAMES = SESSION_TOOLS + WATCHING_TOOLS
+"""The exact order of tools/list."""
+
+EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
+
+
+def _property(tool: str, name: str, **schema: Any) -> dict[str, Any]:
+    return {**schema, "description": refusals.PROPERTY_DESCRIPTIONS[tool][name]}
+
+
+SCHEMAS: dict[str, dict[str, Any]] = {
+    "sessions": EMPTY_SCHEMA,
+    "transcript": {
+        "type": "object",
+        "properties": {
+            "session": _property("transcript", "session", type="string"),
+            "since": _property("transcript", "since", type="integer"),
+            "verbatim": _property("transcript", "verbatim", type="boolean"),
+        },
+        "required": ["session"],
+    },
+    "status": EMPTY_SCHEMA,
+    "watch_meeting": {
+        "type": "object",
+        "properties": {"session": _property("watch_meeting", "session", type="string")},
+    },
+    "wait_for_transcript": {
+        "type": "object",
+        "properties": {
+            "timeout_s": _property(
+                "wait_for_transcript", "timeout_s", type="integer", minimum=1, maximum=120
+            )
+        },
+    },
+    "speak": {
+        "type": "object",
+        "properties": {
+            "text": _property("speak", "text", type="string"),
+            "emotion": _property("speak", "emotion", type="string", enum=list(TONES)),
+        },
+        "required": ["text"],
+    },
+    "stop_watching": EMPTY_SCHEMA,
+}
+
+READ_ONLY = types.ToolAnnotations(read_only_hint=True)
+"""The session tools only read (3.3); clients may run them without asking."""
+
+
+def tool_list() -> list[types.Tool]:
+    """The seven tools, in order, with our schemas and descriptions."""
+    return [
+        types.Tool(
+            name=name,
+            description=refusals.TOOL_DESCRIPTIONS[name],
+            input_schema=SCHEMAS[name],
+            annotations=READ_ONLY if name in SESSION_TOOLS else None,
+        )
+        for name in TOOL_NAMES
+    ]
+
+
+def prompt_list() -> list[types.Prompt]:
+    """The one prompt, `watch`, with its optional `focus`."""
+    return [
+        types.Prompt(
+            name=prompt.PROMPT_NAME,
+            title=prompt.PROMPT_TITLE,
+            description=prompt.PROMPT_DESCRIPTION,
+            arguments=[
+                types.PromptArgument(
+                    name="focus", description=prompt.FOCUS_DESCRIPTION, required=False
+                )
+            ],
+        )
+    ]
+
+
+def watch_prompt(name: str, focus: object) -> types.GetPromptResult:
+    """prompts/get `watch`: the prompt for the assistant `name`, with `focus` if a string."""
+    text = prompt.watch_prompt(name, focus if isinstance(focus, str) else None)
+    return types.GetPromptResult(
+        description=prompt.PROMPT_DESCRIPTION,
+        messages=[
+            types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
+        ],
+    )
+
+
+def compact(value: Any) -> str:
+    """A JSON value as the one text block: compact separators, non-ASCII not escaped."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def result(value: Any) -> types.CallToolResult:
+    """A success carrying a JSON value."""
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=compact(value))], is_error=False
+    )
+
+
+def refusal(text: str) -> types.CallToolResult:
+    """The tool ran and could not do what was asked; `text` tells the agent what to do."""
+    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], is_error=True)

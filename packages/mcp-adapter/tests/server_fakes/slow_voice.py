@@ -1,0 +1,82 @@
+"""A stand-in voice helper for the server's tests: each line "plays" for a while, so a test can
+switch the assistant off or call stop_watching while it plays.
+
+It speaks the helper protocol of behaviour 8.3 by hand (no assist code), accepts and ignores
+the real helper's flags, and takes its own from the environment (so `ASSIST_VOICE_COMMAND`
+stays a plain command): `SLOW_VOICE_SECONDS` per line (default 2), `SLOW_VOICE_RECORD` a file
+to append each request to, `SLOW_VOICE_FAIL` a word that makes a line containing it fail with
+an engine error. A `stop` for the playing line answers `stopped` at once.
+"""
+
+import json
+import os
+import select
+import sys
+import time
+
+SECONDS = float(os.environ.get("SLOW_VOICE_SECONDS", "2"))
+RECORD = os.environ.get("SLOW_VOICE_RECORD")
+FAIL = os.environ.get("SLOW_VOICE_FAIL")
+
+
+def send(event):
+    sys.stdout.write(json.dumps(event) + "\n")
+    sys.stdout.flush()
+
+
+def record(request):
+    if RECORD:
+        with open(RECORD, "a", encoding="utf-8") as file:
+            file.write(json.dumps(request) + "\n")
+
+
+buffer = b""
+
+
+def next_request(timeout):
+    """The next request line, None on timeout, "eof" at end of input."""
+    global buffer
+    deadline = None if timeout is None else time.monotonic() + timeout
+    while b"\n" not in buffer:
+        left = None if deadline is None else max(0.0, deadline - time.monotonic())
+        ready, _, _ = select.select([0], [], [], left)
+        if not ready:
+            return None
+        chunk = os.read(0, 65536)
+        if not chunk:
+            return "eof"
+        buffer += chunk
+    line, buffer = buffer.split(b"\n", 1)
+    return json.loads(line)
+
+
+send({"event": "ready", "engine": "slow", "sample_rate": 22050, "load_ms": 1})
+while True:
+    request = next_request(None)
+    if request == "eof" or request.get("op") == "quit":
+        break
+    record(request)
+    if request.get("op") != "say":
+        continue
+    line = request["id"]
+    if FAIL and FAIL in request.get("text", ""):
+        send({"event": "error", "id": line, "message": "RuntimeError: synthesis failed"})
+        continue
+    send({"event": "speaking", "id": line, "first_audio_ms": 7})
+    started = time.monotonic()
+    stopped = False
+    while (left := SECONDS - (time.monotonic() - started)) > 0:
+        other = next_request(left)
+        if other is None:
+            break
+        if other == "eof" or other.get("op") == "quit":
+            sys.exit(0)
+        record(other)
+        if other.get("op") == "stop" and other.get("id") == line:
+            stopped = True
+            break
+    played = round(min(SECONDS, time.monotonic() - started), 3)
+    if stopped:
+        send({"event": "stopped", "id": line, "audio_s": played})
+    else:
+        send({"event": "done", "id": line, "audio_s": played, "total_ms": int(played * 1000)})
