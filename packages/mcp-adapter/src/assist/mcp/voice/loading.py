@@ -54,7 +54,7 @@ def total_memory() -> int:
     except (AttributeError, ValueError, OSError):
         pass
     try:
-        import psutil  # type: ignore[import-untyped]
+        import psutil
 
         return int(psutil.virtual_memory().total)
     except Exception:  # psutil is optional; without it the memory is unknown

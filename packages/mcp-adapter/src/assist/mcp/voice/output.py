@@ -16,7 +16,7 @@ import os
 import sys
 import threading
 
-from assist.core.protocol import encode
+from assist.core.protocol import Message, encode
 
 PROGRAM = "assist-voice"
 """How the helper names itself on stderr, so its lines can be told from the server's."""
@@ -36,7 +36,7 @@ class ProtocolOutput:
         self.broken = False
         """Set once a write failed: the parent is gone and nobody can read our events."""
 
-    def emit(self, message: object) -> None:
+    def emit(self, message: Message) -> None:
         data = (encode(message) + "\n").encode("utf-8")
         with self._lock:
             if self.broken:
