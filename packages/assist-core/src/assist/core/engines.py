@@ -25,6 +25,15 @@ GROUP = "assist.voices"
 ENGINE_NAMES: tuple[str, ...] = ("qwen3-tts", "supertonic3", "kokoro", "piper", "espeak")
 """Every engine name, in the order of the auto ladder: richest first, last resort last."""
 
+ENGINE_PACKAGES: dict[str, str] = {
+    "qwen3-tts": "assist-voice-qwen3",
+    "supertonic3": "assist-voice-supertonic",
+    "kokoro": "assist-voice-kokoro",
+    "piper": "assist-voice-piper",
+    "espeak": "assist-voice-espeak",
+}
+"""The distribution that offers each engine (behaviour.md 8.4), to name what to install."""
+
 GIB = 2**30
 MEMORY_TIERS: tuple[tuple[int, str], ...] = (
     (32 * GIB, "qwen3-tts"),  # the richest delivery; ~2.7 GB fits easily
@@ -144,7 +153,8 @@ class EngineRegistry:
             if not isinstance(spec, EngineSpec):
                 self.broken.append(BrokenPlugin(name, f"registered {spec!r}, not an EngineSpec"))
             elif spec.name in self.specs:
-                self.broken.append(BrokenPlugin(name, f"engine {spec.name!r} is already registered"))
+                duplicate = f"engine {spec.name!r} is already registered"
+                self.broken.append(BrokenPlugin(name, duplicate))
             else:
                 self.specs[spec.name] = spec
 
@@ -177,10 +187,12 @@ class EngineRegistry:
         try:
             return self.specs[name]
         except KeyError:
-            known = ", ".join(sorted(self.specs)) or "none installed"
-            raise UnknownEngine(
-                f"unknown voice engine {name!r}; the installed engines are: {known}"
-            ) from None
+            installed = ", ".join(sorted(self.specs)) or "none"
+            if name in ENGINE_PACKAGES:
+                problem = f"voice engine {name!r} is not installed ({ENGINE_PACKAGES[name]})"
+            else:
+                problem = f"unknown voice engine {name!r} (known: {', '.join(ENGINE_NAMES)})"
+            raise UnknownEngine(f"{problem}; the installed engines are: {installed}") from None
 
 
 def _reason(spec: EngineSpec) -> str | None:
