@@ -18,7 +18,7 @@ from assist.core.settings import VoiceSettings
 from assist.mcp.supervisor import MAX_FAILURES, Voice, VoiceFailure
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
-from support import fake, registry, wait_gone
+from supervisor_fakes import fake, registry, wait_gone
 
 
 def voice(*program: str, engine: str = "kokoro", fallback: str | None = "none", **options) -> Voice:
@@ -306,15 +306,6 @@ HEAVY += ("supertonic", "sounddevice", "soundfile", "scipy")
 """Libraries the server process must never import: numerics, engines, audio."""
 
 
-def _real_helper_missing() -> str | None:
-    try:
-        from assist.mcp.voice import helper  # noqa: F401
-    except ImportError as error:
-        return f"the assist-voice helper is not importable yet: {error}"
-    return None
-
-
-@pytest.mark.skipif(_real_helper_missing() is not None, reason=str(_real_helper_missing()))
 def test_the_real_helper_speaks_with_espeak_and_the_server_never_loads_numpy(
     tmp_path: Path,
 ) -> None:
@@ -344,3 +335,12 @@ def test_the_real_helper_speaks_with_espeak_and_the_server_never_loads_numpy(
     assert done.stdout.splitlines()[1:] == ["[]", "[]", "False"]  # nothing heavy was loaded
     wav = tmp_path / "reply-1.wav"
     assert wav.stat().st_size > 44 + 22050  # more than half a second of 16-bit audio
+
+
+def test_the_real_helper_also_runs_as_a_module_when_the_script_is_missing() -> None:
+    program = [sys.executable, "-m", "assist.mcp.voice.helper"]
+    with Voice(VoiceSettings(engine="espeak"), program=program, no_play=True) as speaker:
+        first = speaker.say("One.")
+        second = speaker.say("Two, and a little more.")
+        assert speaker.engine == "espeak" and speaker.failures == 0
+    assert 0 < first.audio_s < second.audio_s

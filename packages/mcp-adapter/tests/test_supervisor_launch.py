@@ -19,7 +19,7 @@ from assist.mcp.helper_command import (
 )
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
-from support import registry
+from supervisor_fakes import registry
 
 GIB = 2**30
 

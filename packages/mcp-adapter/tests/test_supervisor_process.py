@@ -17,7 +17,7 @@ import pytest
 from assist.mcp.helper_process import HelperError, HelperProcess, kill_all_helpers
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
-from support import fake, gone, wait_gone
+from supervisor_fakes import fake, gone, wait_gone
 
 
 def started(*command: str, engine: str = "fake") -> HelperProcess:
