@@ -149,7 +149,7 @@ def test_stop_lets_a_willing_helper_exit_cleanly_and_quickly() -> None:
     helper = started(*fake("works"))
     began = time.monotonic()
     helper.stop()
-    assert time.monotonic() - began < 1
+    assert time.monotonic() - began < 2  # well inside the 3 s grace
     assert helper.exit_status == "exit status 0"
 
 
