@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import json
 import os
+import queue
+import subprocess
 import sys
 import threading
 import time
@@ -29,6 +31,8 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 HERE = Path(__file__).parent
 SLOW_VOICE = HERE / "server_fakes" / "slow_voice.py"
 ASSIST = Path(sys.executable).parent / "assist"
+HELPER_COMMANDS = (b"assist-voice", b"slow_voice.py", b"assist.mcp.voice.helper")
+"""How a voice helper's command line can be recognised."""
 TOUCH_S = 0.5
 """How often the test's recorder touches the room wav (a live session changes within 10 s)."""
 
@@ -214,3 +218,126 @@ async def eventually(check: Any, timeout: float = 5.0, step: float = 0.05) -> No
         if time.monotonic() > deadline:
             raise AssertionError("condition not met in time")
         await anyio.sleep(step)
+
+
+class RawServer:
+    """`assist mcp` on a raw pipe: bytes in, each stdout line checked to be one JSON-RPC message."""
+
+    def __init__(self, place: Place, *arguments: str, env: dict[str, str] | None = None) -> None:
+        full_env = {**os.environ, **place.environment(**(env or {}))}
+        self.stderr_path = place.root / f"stderr-{time.monotonic_ns()}.txt"
+        self._stderr = open(self.stderr_path, "wb")  # noqa: SIM115 - closed in wait()
+        self.process = subprocess.Popen(
+            [str(ASSIST), "mcp", *(arguments or ("--no-play",))],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr,
+            env=full_env,
+        )
+        self._replies: queue.Queue[dict[str, Any] | None] = queue.Queue()
+        self.stray: list[bytes] = []
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            try:
+                message = json.loads(line)
+            except ValueError:
+                self.stray.append(line)
+                continue
+            if not (isinstance(message, dict) and message.get("jsonrpc") == "2.0"):
+                self.stray.append(line)
+                continue
+            self._replies.put(message)
+        self._replies.put(None)
+
+    def send(self, line: bytes | str | dict[str, Any]) -> None:
+        if isinstance(line, dict):
+            line = json.dumps(line)
+        data = line.encode("utf-8") if isinstance(line, str) else line
+        assert self.process.stdin is not None
+        self.process.stdin.write(data if data.endswith(b"\n") else data + b"\n")
+        self.process.stdin.flush()
+
+    def reply(self, timeout: float = 10.0) -> dict[str, Any]:
+        message = self._replies.get(timeout=timeout)
+        assert message is not None, "the server closed stdout"
+        return message
+
+    def no_reply(self, within: float = 0.3) -> None:
+        try:
+            message = self._replies.get(timeout=within)
+        except queue.Empty:
+            return
+        raise AssertionError(f"unexpected reply {message}")
+
+    def request(self, method: str, params: Any = None, request_id: Any = 1) -> dict[str, Any]:
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+        return self.reply()
+
+    def initialize(self, version: str = "2025-11-25") -> dict[str, Any]:
+        answer = self.request(
+            "initialize",
+            {
+                "protocolVersion": version,
+                "capabilities": {},
+                "clientInfo": {"name": "raw-test", "version": "1"},
+            },
+            request_id=0,
+        )
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        return answer
+
+    def close_input(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+
+    def wait(self, timeout: float = 15.0) -> int:
+        code = self.process.wait(timeout=timeout)
+        self._reader.join(timeout=5)
+        self._stderr.close()
+        return code
+
+    def remaining_replies(self) -> list[dict[str, Any]]:
+        """After exit: every reply not read yet."""
+        found = []
+        while (message := self._replies.get(timeout=5)) is not None:
+            found.append(message)
+        return found
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(encoding="utf-8", errors="replace")
+
+    def kill(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.wait()
+
+
+def helper_pids(place: Place) -> list[int]:
+    """Pids of running voice helpers started for `place` (found by their environment)."""
+    marker = f"ASSIST_VOICE_CACHE={place.cache}".encode()
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            environ = (entry / "environ").read_bytes().split(b"\0")
+            command = (entry / "cmdline").read_bytes()
+            state = (entry / "stat").read_text().split()[2]
+        except OSError:
+            continue
+        is_helper = any(name in command for name in HELPER_COMMANDS)
+        if marker in environ and state != "Z" and is_helper:
+            found.append(int(entry.name))
+    return found
+
+
+def loaded_libraries(pid: int) -> str:
+    """The shared objects mapped into process `pid` (Linux)."""
+    return Path(f"/proc/{pid}/maps").read_text()

@@ -1,0 +1,325 @@
+"""`assist mcp` on a raw pipe: the protocol-error table, version negotiation, stdout discipline,
+and how the process ends (behaviour 3.1, 3.8).
+
+Raw JSON-RPC lines are written by hand, because an SDK client never sends the malformed
+messages the table is about. Every stdout line the server writes is checked to be one JSON-RPC
+message (`RawServer.stray` collects anything else).
+"""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from assist.mcp import tools, wire
+from mcp_harness import LiveMeeting, Place, RawServer
+
+
+@pytest.fixture(scope="module")
+def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
+    place = Place(tmp_path_factory.mktemp("protocol"))
+    place.configure(enabled=False)
+    return place
+
+
+@pytest.fixture(scope="module")
+def raw(place: Place) -> Iterator[RawServer]:
+    server = RawServer(place)
+    server.initialize()
+    yield server
+    server.close_input()
+    assert server.wait() == 0
+    assert server.stray == []
+
+
+def error_of(reply: dict[str, Any]) -> tuple[Any, int, str]:
+    assert "result" not in reply, reply
+    return reply["id"], reply["error"]["code"], reply["error"]["message"]
+
+
+TABLE = [
+    # (line sent, id answered, code, a word the message must name)
+    (b"this is not json", None, -32700, "JSON"),
+    (b"\xff\xfe{ not utf-8", None, -32700, "JSON"),
+    (b"[1, 2]", None, -32600, "object"),
+    (b'"a string"', None, -32600, "object"),
+    (b"42", None, -32600, "object"),
+    (b'{"jsonrpc":"1.0","id":2,"method":"ping"}', 2, -32600, "jsonrpc"),
+    (b'{"id":3,"method":"ping"}', 3, -32600, "jsonrpc"),
+    (b'{"jsonrpc":"2.0","id":4,"method":5}', 4, -32600, "method"),
+    (b'{"jsonrpc":"2.0","id":5}', 5, -32600, "method"),
+    (b'{"jsonrpc":"2.0","id":6,"method":"tools/call"}', 6, -32602, "params"),
+    (b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":[1]}', 7, -32602, "params"),
+    (b'{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":5}}', 8, -32602, "name"),
+    (
+        b'{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"status","arguments":[1]}}',
+        9,
+        -32602,
+        "arguments",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"status","arguments":null}}',
+        10,
+        -32602,
+        "arguments",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":11,"method":"tools/call","params":{"name":"search"}}',
+        11,
+        -32602,
+        "search",
+    ),
+    (
+        b'{"jsonrpc":"2.0","id":12,"method":"tools/call",'
+        b'"params":{"name":"transcript","arguments":{"session":7}}}',
+        12,
+        -32602,
+        "session",
+    ),
+    (b'{"jsonrpc":"2.0","id":13,"method":"prompts/get","params":[1]}', 13, -32602, "params"),
+    (b'{"jsonrpc":"2.0","id":14,"method":"prompts/get"}', 14, -32602, "params"),
+    (
+        b'{"jsonrpc":"2.0","id":15,"method":"prompts/get","params":{"name":"meeting"}}',
+        15,
+        -32602,
+        "watch",
+    ),
+    (b'{"jsonrpc":"2.0","id":16,"method":"prompts/get","params":{"name":5}}', 16, -32602, "watch"),
+    (b'{"jsonrpc":"2.0","id":17,"method":"resources/list"}', 17, -32601, "resources/list"),
+    (b'{"jsonrpc":"2.0","id":18,"method":"server/discover"}', 18, -32601, "server/discover"),
+    (b'{"jsonrpc":"2.0","id":"text-id","method":"nope"}', "text-id", -32601, "nope"),
+    (b'{"jsonrpc":"2.0","id":{"no":1},"method":"ping"}', None, -32600, "id"),
+]
+
+
+@pytest.mark.parametrize(("line", "answered_id", "code", "named"), TABLE)
+def test_a_malformed_message_gets_the_code_and_id_of_the_table(
+    raw: RawServer, line: bytes, answered_id: Any, code: int, named: str
+) -> None:
+    raw.send(line)
+    got_id, got_code, message = error_of(raw.reply())
+    assert (got_id, got_code) == (answered_id, code)
+    assert named in message
+    assert raw.request("ping", request_id="after")["result"] == {}  # the stream goes on
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        b"",
+        b"   ",
+        b'{"jsonrpc":"2.0","method":"notifications/whatever"}',
+        b'{"jsonrpc":"1.0","method":"notifications/initialized"}',
+        b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"status"}}',
+        b'{"jsonrpc":"2.0","id":99,"result":{}}',
+    ],
+)
+def test_blank_lines_notifications_and_replies_are_never_answered(
+    raw: RawServer, line: bytes
+) -> None:
+    raw.send(line)
+    assert raw.request("ping", request_id="probe") == {
+        "jsonrpc": "2.0",
+        "id": "probe",
+        "result": {},
+    }
+
+
+def test_the_watching_tools_never_answer_invalid_params_for_an_argument_type(
+    raw: RawServer,
+) -> None:
+    for name, arguments in [
+        ("wait_for_transcript", {"timeout_s": "soon"}),
+        ("speak", {"text": 5, "emotion": ["warm"]}),
+        ("watch_meeting", {"session": 12}),
+        ("stop_watching", {"anything": True}),
+    ]:
+        reply = raw.request("tools/call", {"name": name, "arguments": arguments})
+        assert "result" in reply, reply
+        assert reply["result"]["content"][0]["type"] == "text"
+
+
+def test_a_non_string_focus_is_ignored_not_an_error(raw: RawServer) -> None:
+    reply = raw.request("prompts/get", {"name": "watch", "arguments": {"focus": 5}})
+    text = reply["result"]["messages"][0]["content"]["text"]
+    assert text.startswith("You are Claude")
+
+
+def test_tools_list_gives_the_seven_tools_in_order_with_object_schemas(raw: RawServer) -> None:
+    listed = raw.request("tools/list")["result"]["tools"]
+    assert [tool["name"] for tool in listed] == list(tools.TOOL_NAMES)
+    assert all(tool["inputSchema"]["type"] == "object" for tool in listed)
+    schemas = {tool["name"]: tool["inputSchema"] for tool in listed}
+    assert schemas["sessions"] == {"type": "object", "properties": {}}
+    assert schemas["wait_for_transcript"]["properties"]["timeout_s"]["minimum"] == 1
+    assert schemas["wait_for_transcript"]["properties"]["timeout_s"]["maximum"] == 120
+    assert schemas["speak"]["required"] == ["text"]
+    assert schemas["speak"]["properties"]["emotion"]["enum"] == [
+        "neutral",
+        "warm",
+        "amused",
+        "excited",
+        "apologetic",
+        "concerned",
+    ]
+    assert schemas["transcript"]["required"] == ["session"]
+
+
+def test_a_result_is_one_compact_text_block_with_non_ascii_kept(
+    raw: RawServer, place: Place
+) -> None:
+    folder = place.sessions / "2026-02-01T0900-cafe"
+    folder.mkdir()
+    (folder / "session.json").write_text(json.dumps({"name": "Café ☕"}), encoding="utf-8")
+    reply = raw.request("tools/call", {"name": "sessions"})["result"]
+    assert reply["isError"] is False
+    [block] = reply["content"]
+    assert block["type"] == "text"
+    assert '"name":"Café ☕"' in block["text"]
+    assert ", " not in block["text"] and '": ' not in block["text"]
+
+
+@pytest.mark.parametrize(
+    ("asked", "answered"),
+    [
+        ("2025-11-25", "2025-11-25"),
+        ("2025-06-18", "2025-06-18"),
+        ("2025-03-26", "2025-03-26"),
+        ("2024-11-05", "2024-11-05"),
+        ("1999-01-01", "2025-11-25"),
+        ("2026-07-28", "2025-11-25"),
+    ],
+)
+def test_initialize_answers_the_version_asked_for_else_2025_11_25(
+    raw: RawServer, asked: str, answered: str
+) -> None:
+    reply = raw.request(
+        "initialize",
+        {"protocolVersion": asked, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    )["result"]
+    assert reply["protocolVersion"] == answered
+    assert reply["capabilities"] == {
+        "tools": {"listChanged": False},
+        "prompts": {"listChanged": False},
+    }
+    assert reply["serverInfo"]["name"] == "assist"
+    assert reply["serverInfo"]["version"]
+
+
+def test_a_sparse_initialize_still_gets_an_answer(raw: RawServer) -> None:
+    reply = raw.request("initialize", {"protocolVersion": "2025-06-18"})
+    assert reply["result"]["protocolVersion"] == "2025-06-18"
+
+
+def test_requests_written_before_eof_are_all_answered_then_the_process_exits_0(
+    place: Place,
+) -> None:
+    server = RawServer(place)
+    server.send(
+        json.dumps(
+            {
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {},
+                    "clientInfo": {"name": "t", "version": "1"},
+                },
+            }
+        )
+    )
+    server.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
+    for number in range(1, 21):
+        method = ["ping", "tools/list", "prompts/list"][number % 3]
+        server.send({"jsonrpc": "2.0", "id": number, "method": method})
+    server.send({"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": {"name": "status"}})
+    server.close_input()
+    assert server.wait() == 0
+    answered = {reply["id"] for reply in server.remaining_replies()}
+    assert answered == set(range(22))
+    assert server.stray == []
+
+
+def test_sigterm_sigint_and_sighup_each_leave_the_watch_remove_the_heartbeat_and_exit_0(
+    tmp_path: Path,
+) -> None:
+    signals = [signal.SIGTERM, signal.SIGINT, signal.SIGHUP]
+    places = [Place(tmp_path / number.name) for number in signals]
+    meetings, servers = [], []
+    try:
+        for place in places:
+            place.configure()
+            meetings.append(LiveMeeting(place))
+            servers.append(RawServer(place))  # started together: their start-ups overlap
+        for server, place, number in zip(servers, places, signals, strict=True):
+            server.initialize()
+            reply = server.request("tools/call", {"name": "watch_meeting"})
+            assert reply["result"]["isError"] is False, reply
+            assert place.heartbeat.exists()
+            server.process.send_signal(number)
+        for server in servers:
+            assert server.wait() == 0
+            assert server.stray == []
+    finally:
+        for server, meeting in zip(servers, meetings, strict=False):
+            server.kill()
+            meeting.end()
+    for place, meeting in zip(places, meetings, strict=True):
+        assert meeting.event_names() == ["joined", "left"]
+        assert meeting.events()[-1]["why"] == "the server is shutting down"
+        assert not place.heartbeat.exists()
+
+
+def test_eof_during_a_wait_answers_it_as_not_watching_and_exits_0(tmp_path: Path) -> None:
+    place = Place(tmp_path)
+    place.configure()
+    meeting = LiveMeeting(place)
+    server = RawServer(place)
+    try:
+        server.initialize()
+        assert server.request("tools/call", {"name": "watch_meeting"})["result"]["isError"] is False
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "wait",
+                "method": "tools/call",
+                "params": {"name": "wait_for_transcript", "arguments": {"timeout_s": 60}},
+            }
+        )
+        time.sleep(0.5)
+        started = time.monotonic()
+        server.close_input()
+        assert server.wait() == 0
+        assert time.monotonic() - started < 5
+    finally:
+        server.kill()
+        meeting.end()
+    [waited] = server.remaining_replies()
+    assert waited["id"] == "wait"
+    assert waited["result"]["isError"] is True
+    assert "watch_meeting" in waited["result"]["content"][0]["text"]
+    assert meeting.event_names() == ["joined", "left"]
+    assert not place.heartbeat.exists()
+
+
+def test_wire_screening_is_the_same_decision_for_text_with_or_without_its_newline() -> None:
+    names = tools.TOOL_NAMES
+    line = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    assert wire.screen(line, names) == wire.screen(line + b"\n", names)
+    assert wire.screen(b"\n", names) == wire.Skip("blank line")
+
+
+def test_the_server_and_cli_modules_import_no_numpy() -> None:
+    code = "import sys, assist.mcp.server, assist.mcp.cli; print('numpy' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert shown.stdout.strip() == "False"
