@@ -103,14 +103,13 @@ class Service:
             if line is not None and not line.cancelled and same_id(line.say.id, request_id):
                 line.cancelled = True
                 line.samples_at_cut = self._player.cut()
-            queued = [
-                item
-                for item in self._queue
-                if isinstance(item, Say) and same_id(item.id, request_id)
-            ]
-            for say in queued:
-                self._queue.remove(say)
-                self._output.emit(Stopped(id=say.id, audio_s=0.0))
+            kept: deque[Say | Error | None] = deque()
+            for item in self._queue:
+                if isinstance(item, Say) and same_id(item.id, request_id):
+                    self._output.emit(Stopped(id=item.id, audio_s=0.0))
+                else:
+                    kept.append(item)
+            self._queue = kept
 
     # The main thread's side.
 
@@ -125,19 +124,21 @@ class Service:
             else:
                 self._say(item)
 
-    def _next(self) -> Say | Error | None:
+    def _next(self) -> _Line | Error | None:
+        """The next request; a say becomes the current line in the same step, so a stop can
+        never find it neither queued nor current."""
         with self._changed:
             self._changed.wait_for(lambda: bool(self._queue))
             item = self._queue.popleft()
-            if isinstance(item, Say):
-                self._current = _Line(item)
-                self._player.begin()
-            return item
+            if not isinstance(item, Say):
+                return item
+            self._current = _Line(item)
+            self._player.begin()
+            return self._current
 
-    def _say(self, say: Say) -> None:
+    def _say(self, line: _Line) -> None:
         started = self._clock()
-        line = self._current
-        assert line is not None and line.say is say
+        say = line.say
         kept: list[np.ndarray] | None = [] if self._save_dir is not None else None
         samples = 0
         failure: str | None = None
@@ -167,8 +168,9 @@ class Service:
         produced: Iterable[Any] = self._engine.stream(line.say.text, line.say.emotion)
         first = True
         try:
-            for output in produced:
-                chunk = np.ascontiguousarray(np.asarray(output, dtype=np.float32).reshape(-1))
+            for audio in produced:
+                # a copy: the player keeps it while the engine may reuse its own buffer
+                chunk = np.array(audio, dtype=np.float32).reshape(-1)
                 if not chunk.size:
                     continue
                 with self._changed:
