@@ -8,9 +8,9 @@ from typing import Any
 
 import pytest
 from assist.core import meeting_log
-from assist.core.echo import Said
-from assist.core.meeting_log import encode_event, parse_time, tally
-from hypothesis import given
+from assist.core.echo import ECHO_WINDOW_S, Said, is_own_voice, recent
+from assist.core.meeting_log import SAY_WITHIN_S, encode_event, parse_time, tally
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 PARIS = timezone(timedelta(hours=2))
@@ -188,6 +188,21 @@ def test_a_close_without_utterance_closes_only_a_speaking_without_one() -> None:
     assert count_of(text)[0] == 1
 
 
+def test_a_close_matches_any_json_utterance_value_exactly_and_null_as_none() -> None:
+    text = line(event="speaking", at=ago(20).isoformat(), utterance=5)
+    text += line(event="spoke", at=ago(10).isoformat())
+    assert count_of(text)[0] == 2
+    text = line(event="speaking", at=ago(20).isoformat(), utterance=5)
+    text += line(event="spoke", at=ago(10).isoformat(), utterance="5")
+    assert count_of(text)[0] == 2
+    text = line(event="speaking", at=ago(20).isoformat(), utterance=[1, "a"])
+    text += line(event="spoke", at=ago(10).isoformat(), utterance=[1, "a"])
+    assert count_of(text)[0] == 1
+    text = line(event="speaking", at=ago(20).isoformat(), utterance=None)
+    text += line(event="spoke", at=ago(10).isoformat())
+    assert count_of(text)[0] == 1
+
+
 def test_a_close_takes_the_latest_open_speaking_and_never_a_closed_one() -> None:
     text = line(event="speaking", at=ago(40).isoformat())
     text += line(event="speaking", at=ago(30).isoformat())
@@ -275,8 +290,48 @@ def test_other_processes_lines_come_back_with_the_time_they_ended() -> None:
     result = tally(text, NOW_WALL, NOW_MONO, own_pid=1)
     assert result.utterances == (
         Said("The build is green.", NOW_MONO - 25),
-        Said("It shipped Monday.", None),
+        Said("It shipped Monday.", NOW_MONO - 10 + SAY_WITHIN_S),
     )
+
+
+def test_a_line_still_open_is_compared_as_playing_until_the_say_limit_has_passed() -> None:
+    text = encode_event(meeting_log.speaking(ago(10), 3, U2, "It shipped on Monday.", "warm"))
+    (said,) = tally(text, NOW_WALL, NOW_MONO, own_pid=1).utterances
+    assert said.ended_at is not None and said.ended_at > NOW_MONO
+    assert is_own_voice("it shipped on monday", [said], [], NOW_MONO)
+
+
+def test_a_line_left_open_by_a_crashed_process_is_forgotten_once_its_echo_window_passed() -> None:
+    """The process died mid-line: its voice stopped at most the say limit after `at`."""
+    text = encode_event(meeting_log.speaking(ago(1000), 3, U2, "It shipped on Monday.", "warm"))
+    result = tally(text, NOW_WALL, NOW_MONO, own_pid=1)
+    (said,) = result.utterances
+    assert said == Said("It shipped on Monday.", NOW_MONO - 1000 + SAY_WITHIN_S)
+    assert not is_own_voice("it shipped on monday", [said], [], NOW_MONO)
+    assert recent(result.utterances, NOW_MONO) == []
+
+
+@given(st.floats(0, 3 * SAY_WITHIN_S + ECHO_WINDOW_S))
+def test_an_unclosed_line_is_own_voice_exactly_until_the_say_limit_and_the_window_passed(
+    age: float,
+) -> None:
+    assume(abs(age - (SAY_WITHIN_S + ECHO_WINDOW_S)) > 1e-3)  # `at` keeps microseconds
+    text = encode_event(meeting_log.speaking(ago(age), 3, U2, "It shipped on Monday.", "warm"))
+    result = tally(text, NOW_WALL, NOW_MONO, own_pid=1)
+    heard = is_own_voice("it shipped on monday", result.utterances, [], NOW_MONO)
+    assert heard is (age < SAY_WITHIN_S + ECHO_WINDOW_S)
+
+
+def test_a_line_left_open_still_counts_and_holds_the_cooldown_from_its_start() -> None:
+    text = encode_event(meeting_log.speaking(ago(1000), 3, U2, "It shipped on Monday.", "warm"))
+    result = tally(text, NOW_WALL, NOW_MONO, own_pid=1)
+    assert (result.count, result.last_mono) == (1, pytest.approx(NOW_MONO - 1000))
+
+
+def test_an_open_line_whose_time_does_not_parse_counts_but_is_not_compared() -> None:
+    text = line(event="speaking", at="??", utterance=U1, text="It shipped on Monday.")
+    result = tally(text, NOW_WALL, NOW_MONO, own_pid=1)
+    assert (result.count, result.last_mono, result.utterances) == (1, None, ())
 
 
 def test_own_lines_are_left_out_of_what_others_said() -> None:

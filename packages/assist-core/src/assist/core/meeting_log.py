@@ -38,6 +38,14 @@ Python 3.11 releases parse at most 6, so readers cut the fraction to microsecond
 UTTERANCE_EVENTS = frozenset({"speaking", "spoke", "error"})
 """Events about an utterance; an `error` only when its `stage` is `voice`."""
 
+SAY_WITHIN_S = 120.0
+"""The supervisor's hang limit for one line (behaviour.md 9.3, `say_within`). A process
+that is alive closes every `speaking` it writes with `spoke` or a voice `error` within
+about this long; one still open after it belongs to a process that died mid-line, whose
+voice stopped no later than that. So for the echo test an unclosed `speaking` is taken
+to end at its `at` plus this limit, instead of playing for ever and hiding every room
+line that shares its words for the rest of the meeting."""
+
 
 def _stamp(at: datetime) -> str:
     """RFC 3339 with offset and always a fraction (isoformat drops it at 0 microseconds)."""
@@ -146,8 +154,11 @@ class Tally:
 
     `count` and `last_mono` are the gate's catch-up figures. `utterances` and
     `notices` are what other processes said, in log order, with the monotonic
-    time each ended (None: still playing). The log has no event for the end of a
-    notice, so a notice's time is that of its `joined` event, a few seconds early.
+    time each ended. A `speaking` not yet closed is taken to end `SAY_WITHIN_S`
+    after its `at` (a time that may still lie ahead, so it is compared as if
+    playing); it still counts and holds the cooldown from its `at`, as 5.3 says.
+    The log has no event for the end of a notice, so a notice's time is that of
+    its `joined` event, a few seconds early.
     """
 
     count: int = 0
@@ -168,12 +179,17 @@ class _Utterance:
     ended_at: float | None = None
 
     def said(self) -> Said | None:
-        """What the echo test compares, or None when there is nothing to compare or no time."""
+        """What the echo test compares, or None when there is nothing to compare or no time.
+
+        An utterance still open ends, at the latest, `SAY_WITHIN_S` after it started;
+        one with no time at all cannot be placed in the echo window and is left out.
+        """
         if not self.others or not self.text:
             return None
         if self.open:
-            return Said(self.text, None)
-        ended_at = self.ended_at if self.ended_at is not None else self.started_at
+            ended_at = None if self.started_at is None else self.started_at + SAY_WITHIN_S
+        else:
+            ended_at = self.ended_at if self.ended_at is not None else self.started_at
         return None if ended_at is None else Said(self.text, ended_at)
 
 
@@ -229,7 +245,7 @@ def tally(log_text: str, now_wall: datetime, now_mono: float, *, own_pid: int | 
             continue
         if at is not None:
             last = at if last is None else max(last, at)
-        utterance = _string(event.get("utterance"))
+        utterance = _utterance_key(event.get("utterance"))
         text = _string(event.get("text"))
         if name == "speaking":
             count += 1
@@ -249,3 +265,11 @@ def tally(log_text: str, now_wall: datetime, now_mono: float, *, own_pid: int | 
 
 def _string(value: object) -> str | None:
     return value if isinstance(value, str) else None
+
+
+def _utterance_key(value: object) -> str | None:
+    """An event's `utterance` value in a form compared exactly; None when it has none.
+
+    Our ids are strings; any other JSON value is still matched as itself (5.3: "the same
+    `utterance` value") rather than read as no utterance."""
+    return None if value is None else json.dumps(value, sort_keys=True)
