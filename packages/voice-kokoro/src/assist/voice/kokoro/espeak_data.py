@@ -1,0 +1,33 @@
+"""The espeak-ng data Kokoro's phonemiser reads, copied once to a short path (behaviour.md 8.4).
+
+espeak-ng keeps its data path in a 160-byte buffer and silently falls back to a path compiled
+into the library when the real one is longer, which a deep virtual environment can reach. So
+the `espeak-ng-data` folder of the espeakng-loader wheel is copied once to
+`<cache root>/espeak-ng-data`, through a temporary name so a half-copied folder is never
+used, and that folder is handed to the phonemiser.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+FOLDER = "espeak-ng-data"
+
+
+def espeak_data(root: Path, shipped: Path) -> Path:
+    """`<root>/espeak-ng-data`, copied from `shipped` if it is not there yet."""
+    copy = root / FOLDER
+    if not copy.is_dir():
+        partial = root / f"{FOLDER}.part-{os.getpid()}"
+        shutil.rmtree(partial, ignore_errors=True)
+        root.mkdir(parents=True, exist_ok=True)
+        shutil.copytree(shipped, partial)
+        try:
+            partial.rename(copy)
+        except OSError:
+            if not copy.is_dir():
+                raise
+            shutil.rmtree(partial, ignore_errors=True)  # another process finished first
+    return copy

@@ -1,0 +1,60 @@
+"""Registers the `kokoro` engine with assist through the entry-point group `assist.voices`.
+
+Nothing heavy happens here: kokoro-onnx, onnxruntime and the phonemiser are imported, and the
+model downloaded or loaded, only when the engine is built, so listing engines stays cheap.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Callable
+
+from assist.core.engines import Engine, EngineSpec, VoiceOptions, hookimpl
+
+NAME = "kokoro"
+PACKAGE = "assist-voice-kokoro"
+MEMORY_MB = 400
+"""onnxruntime with the int8 Kokoro-82M model: about 350 MB resident, measured."""
+NEEDS = (
+    "kokoro-v1.0.int8.onnx (88 MB) and voices-v1.0.bin (27 MB), downloaded once into "
+    "<cache root>/kokoro/, or given by ASSIST_KOKORO_MODEL and ASSIST_KOKORO_VOICES"
+)
+LIBRARIES = ("kokoro_onnx", "onnxruntime", "espeakng_loader", "phonemizer")
+
+
+def build(options: VoiceOptions) -> Engine:
+    """Fetch the model if needed, load it, and return the engine speaking `options.voice`."""
+    from assist.voice.kokoro.engine import build_engine
+
+    return build_engine(options)
+
+
+def check() -> str | None:
+    """Why kokoro cannot run here, or None; finds its libraries without importing them."""
+    missing = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
+    if missing:
+        return f"missing {', '.join(missing)}; reinstall assist-voice-kokoro"
+    return None
+
+
+def ready_offline(options: VoiceOptions) -> bool:
+    """Whether the model and voices are on disk already, so no download is needed."""
+    from assist.voice.kokoro.assets import local_files
+
+    return local_files(options.cache_root, os.environ) is not None
+
+
+@hookimpl
+def assist_voice_engines(register: Callable[[EngineSpec], None]) -> None:
+    register(
+        EngineSpec(
+            name=NAME,
+            package=PACKAGE,
+            build=build,
+            needs=NEEDS,
+            memory_mb=MEMORY_MB,
+            check=check,
+            ready_offline=ready_offline,
+        )
+    )

