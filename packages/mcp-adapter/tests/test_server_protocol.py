@@ -18,16 +18,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from assist.mcp import tools, wire
 
 sys.path.insert(0, str(Path(__file__).parent))
-from assist.mcp import tools, wire
-from mcp_harness import LiveMeeting, Place, RawServer
+from mcp_harness import LiveMeeting, Place, RawServer, helper_pids
 
 
 @pytest.fixture(scope="module")
 def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
     place = Place(tmp_path_factory.mktemp("protocol"))
-    place.configure(enabled=False)
+    place.configure()
     return place
 
 
@@ -220,34 +220,80 @@ def test_a_sparse_initialize_still_gets_an_answer(raw: RawServer) -> None:
     assert reply["result"]["protocolVersion"] == "2025-06-18"
 
 
-def test_requests_written_before_eof_are_all_answered_then_the_process_exits_0(
-    place: Place,
+def test_a_wait_cancelled_by_the_client_is_never_answered_and_loses_no_lines(
+    raw: RawServer, place: Place
 ) -> None:
-    server = RawServer(place)
-    server.send(
-        json.dumps(
+    meeting = LiveMeeting(place, "2026-02-02T0900-cancel")
+    try:
+        assert raw.request("tools/call", {"name": "watch_meeting"})["result"]["isError"] is False
+        meeting.say("A thought in progress.")
+        raw.send(
             {
                 "jsonrpc": "2.0",
-                "id": 0,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "t", "version": "1"},
-                },
+                "id": "the-wait",
+                "method": "tools/call",
+                "params": {"name": "wait_for_transcript", "arguments": {"timeout_s": 1}},
             }
         )
-    )
-    server.send('{"jsonrpc":"2.0","method":"notifications/initialized"}')
-    for number in range(1, 21):
-        method = ["ping", "tools/list", "prompts/list"][number % 3]
-        server.send({"jsonrpc": "2.0", "id": number, "method": method})
-    server.send({"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": {"name": "status"}})
-    server.close_input()
-    assert server.wait() == 0
-    answered = {reply["id"] for reply in server.remaining_replies()}
-    assert answered == set(range(22))
+        time.sleep(0.3)  # the wait has read the line; the room is not quiet for 3 s yet
+        raw.send(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/cancelled",
+                "params": {"requestId": "the-wait", "reason": "the user moved on"},
+            }
+        )
+        assert raw.request("ping", request_id="after")["id"] == "after"
+        raw.no_reply(within=1.2)  # the 1 s wait would have answered by now
+        reply = raw.request(
+            "tools/call", {"name": "wait_for_transcript", "arguments": {"timeout_s": 1}}, "next"
+        )
+        batch = json.loads(reply["result"]["content"][0]["text"])
+        assert batch["lines"] == ["[00:00] someone in the room: A thought in progress."]
+    finally:
+        raw.request("tools/call", {"name": "stop_watching"})
+        meeting.end()
+
+
+def test_eof_answers_every_request_already_read_ends_an_open_wait_and_exits_0(
+    tmp_path: Path,
+) -> None:
+    place = Place(tmp_path)
+    place.configure()
+    meeting = LiveMeeting(place)
+    server = RawServer(place)
+    try:
+        server.initialize()
+        assert server.request("tools/call", {"name": "watch_meeting"})["result"]["isError"] is False
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": "wait",
+                "method": "tools/call",
+                "params": {"name": "wait_for_transcript", "arguments": {"timeout_s": 60}},
+            }
+        )
+        for number in range(1, 21):
+            method = ["ping", "tools/list", "prompts/list"][number % 3]
+            server.send({"jsonrpc": "2.0", "id": number, "method": method})
+        server.send(
+            {"jsonrpc": "2.0", "id": 21, "method": "tools/call", "params": {"name": "status"}}
+        )
+        started = time.monotonic()
+        server.close_input()
+        assert server.wait() == 0
+        assert time.monotonic() - started < 5
+    finally:
+        server.kill()
+        meeting.end()
+    replies = {reply["id"]: reply for reply in server.remaining_replies()}
+    assert set(replies) == {*range(1, 22), "wait"}
+    waited = replies["wait"]["result"]
+    assert waited["isError"] is True and "watch_meeting" in waited["content"][0]["text"]
+    assert meeting.event_names() == ["joined", "left"]
+    assert not place.heartbeat.exists()
     assert server.stray == []
+    assert helper_pids(place) == []
 
 
 def test_sigterm_sigint_and_sighup_each_leave_the_watch_remove_the_heartbeat_and_exit_0(
@@ -278,38 +324,7 @@ def test_sigterm_sigint_and_sighup_each_leave_the_watch_remove_the_heartbeat_and
         assert meeting.event_names() == ["joined", "left"]
         assert meeting.events()[-1]["why"] == "the server is shutting down"
         assert not place.heartbeat.exists()
-
-
-def test_eof_during_a_wait_answers_it_as_not_watching_and_exits_0(tmp_path: Path) -> None:
-    place = Place(tmp_path)
-    place.configure()
-    meeting = LiveMeeting(place)
-    server = RawServer(place)
-    try:
-        server.initialize()
-        assert server.request("tools/call", {"name": "watch_meeting"})["result"]["isError"] is False
-        server.send(
-            {
-                "jsonrpc": "2.0",
-                "id": "wait",
-                "method": "tools/call",
-                "params": {"name": "wait_for_transcript", "arguments": {"timeout_s": 60}},
-            }
-        )
-        time.sleep(0.5)
-        started = time.monotonic()
-        server.close_input()
-        assert server.wait() == 0
-        assert time.monotonic() - started < 5
-    finally:
-        server.kill()
-        meeting.end()
-    [waited] = server.remaining_replies()
-    assert waited["id"] == "wait"
-    assert waited["result"]["isError"] is True
-    assert "watch_meeting" in waited["result"]["content"][0]["text"]
-    assert meeting.event_names() == ["joined", "left"]
-    assert not place.heartbeat.exists()
+        assert helper_pids(place) == []
 
 
 def test_wire_screening_is_the_same_decision_for_text_with_or_without_its_newline() -> None:
