@@ -199,6 +199,14 @@ def test_the_batch_so_far_is_there_for_the_off_and_ended_results():
     assert batcher.so_far() == Batch(("[00:00] someone in the room: Shall we ship?",), 1, False)
 
 
+def test_the_batch_is_timed_by_when_lines_reach_the_file_not_by_their_start_ms():
+    batcher = Batcher(started_at=1000.0, timeout_s=30)
+    old_turn = RawLine("room", 0, 500, "Shall we ship?")
+    assert batcher.poll(1000.0, [old_turn], name=NAME) == CheckAgain(1000.5)
+    assert batcher.poll(1002.5, [], name=NAME) == CheckAgain(1003.0)
+    assert isinstance(batcher.poll(1003.0, [], name=NAME), Batch)
+
+
 def test_lines_keep_append_order_and_render_with_their_own_clock():
     batcher = Batcher(started_at=0.0, timeout_s=1)
     lines = [RawLine("call", 65_000, 66_000, " Merged. ", speaker="Priya"), room("Hi.", 3000)]

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 from assist.core.consent import notice_text
-from assist.core.echo import ECHO_WINDOW_S, Said, is_echo, is_own_voice, recent, tokens
+from assist.core.echo import (
+    ECHO_SHARE_TENTHS,
+    ECHO_WINDOW_S,
+    SHORTEST_ECHO,
+    Said,
+    is_echo,
+    is_own_voice,
+    recent,
+    tokens,
+)
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -32,6 +41,10 @@ def punctuated(draw, token_list):
     text = seps[0] + "".join(word + sep for word, sep in zip(token_list, seps[1:], strict=True))
     flips = draw(st.lists(st.booleans(), min_size=len(text), max_size=len(text)))
     return "".join(c.swapcase() if flip else c for c, flip in zip(text, flips, strict=True))
+
+
+def test_the_window_and_the_thresholds_are_the_specified_ones():
+    assert (ECHO_WINDOW_S, SHORTEST_ECHO, ECHO_SHARE_TENTHS) == (120.0, 3, 6)
 
 
 def test_tokens_keep_apostrophes_inside_words_and_lower_the_case():

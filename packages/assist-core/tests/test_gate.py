@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+import math
 
 import pytest
 from assist.core.gate import Gate, cap_hold, cooldown_hold
@@ -176,12 +177,36 @@ def test_catch_up_never_lowers_either_figure(
     gate = Gate(cooldown, cap, spoken=spoken, last=last)
     gate.catch_up(logged, logged_last)
     assert gate.spoken == max(spoken, logged)
-    if last is not None:
-        assert gate.last is not None
-        assert gate.last >= last
-    if logged_last is not None:
-        assert gate.last is not None
-        assert gate.last >= logged_last
+    known = [time for time in (last, logged_last) if time is not None]
+    assert gate.last == (max(known) if known else None)
+
+
+@given(remaining=st.floats(min_value=1e-9, max_value=1e7, allow_nan=False))
+def test_the_cooldown_text_gives_whole_seconds_rounded_down_but_never_zero(
+    remaining: float,
+) -> None:
+    hold = cooldown_hold(remaining)
+    seconds = max(1, math.floor(remaining))
+    assert (hold.kind, hold.seconds) == ("cooldown", seconds)
+    assert f" {seconds} second" in hold.text
+
+
+@given(
+    cooldown=st.integers(1, 300),
+    start=times,
+    length=st.floats(0, 100, allow_nan=False),
+    later=st.floats(0, 400, allow_nan=False),
+)
+def test_the_cooldown_runs_from_the_start_while_playing_and_from_the_end_after(
+    cooldown: int, start: float, length: float, later: float
+) -> None:
+    gate = Gate(cooldown, 10)
+    gate.started(start)
+    playing = start + min(later, length)
+    assert (gate.may_speak(playing) is None) is (playing - start >= cooldown)
+    gate.ended(start + length)
+    after = start + length + later
+    assert (gate.may_speak(after) is None) is (after - (start + length) >= cooldown)
 
 
 @given(cooldown=st.integers(0, 300), cap=st.integers(0, 20), now=times)

@@ -145,6 +145,23 @@ def test_any_nanosecond_time_parses_to_its_microsecond(
     assert parse_time(with_nanos) == moment
 
 
+@given(
+    moment=st.datetimes(
+        min_value=datetime(2000, 1, 1), max_value=datetime(2100, 1, 1), timezones=st.just(UTC)
+    ),
+    digits=st.integers(0, 9),
+    zulu=st.booleans(),
+)
+def test_every_count_of_fractional_digits_from_0_to_9_parses_with_z_or_an_offset(
+    moment: datetime, digits: int, zulu: bool
+) -> None:
+    nanos = f"{moment.microsecond:06d}000"[:digits]
+    stamp = moment.strftime("%Y-%m-%dT%H:%M:%S") + (f".{nanos}" if digits else "")
+    stamp += "Z" if zulu else "+00:00"
+    expected = moment.replace(microsecond=int(nanos[:6].ljust(6, "0")) if digits else 0)
+    assert parse_time(stamp) == expected
+
+
 # Counting (5.3)
 
 
@@ -294,6 +311,10 @@ def test_other_processes_lines_come_back_with_the_time_they_ended() -> None:
     )
 
 
+def test_an_open_line_is_bounded_by_the_supervisors_say_limit() -> None:
+    assert SAY_WITHIN_S == 120.0
+
+
 def test_a_line_still_open_is_compared_as_playing_until_the_say_limit_has_passed() -> None:
     text = encode_event(meeting_log.speaking(ago(10), 3, U2, "It shipped on Monday.", "warm"))
     (said,) = tally(text, NOW_WALL, NOW_MONO, own_pid=1).utterances
@@ -369,6 +390,37 @@ def test_a_close_with_an_unreadable_time_ends_its_line_when_it_started() -> None
 
 
 # Properties
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["speaking", "spoke", "voice"]),
+            st.sampled_from([U1, U2, None]),
+            st.floats(0, 2000, allow_nan=False),
+            st.sampled_from([1, 2, None]),
+        ),
+        max_size=20,
+    )
+)
+def test_nothing_another_process_said_is_remembered_as_playing_for_ever(
+    kinds: list[tuple[str, str | None, float, int | None]],
+) -> None:
+    text = ""
+    for kind, utterance, seconds_ago, pid in kinds:
+        event: dict[str, Any] = {"at": ago(seconds_ago).isoformat(), "pid": pid, "text": "w"}
+        event["event"] = "error" if kind == "voice" else kind
+        if kind == "voice":
+            event["stage"] = "voice"
+        if utterance is not None:
+            event["utterance"] = utterance
+        text += encode_event(event)
+    result = tally(text, NOW_WALL, NOW_MONO, own_pid=1)
+    for said in result.utterances:
+        assert said.ended_at is not None
+        assert said.ended_at <= NOW_MONO + SAY_WITHIN_S
+    assert recent(result.utterances, NOW_MONO + SAY_WITHIN_S + ECHO_WINDOW_S) == []
+
 
 utterance_ids = st.none() | st.sampled_from([U1, U2, "a" * 32])
 events = st.lists(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from assist.core.sentences import LONG_SENTENCE, speech_chunks, split_sentences
 from hypothesis import given
 from hypothesis import strategies as st
@@ -103,3 +105,12 @@ def test_speech_chunks_only_ever_cut_the_first_sentence_in_two(text):
     chunks = speech_chunks(text)
     assert chunks[len(chunks) - len(sentences) + 1 :] == sentences[1:]
     assert len(sentences) <= len(chunks) <= len(sentences) + 1
+
+
+@given(st.text() | sentence_like)
+def test_every_sentence_ends_at_a_mark_followed_by_whitespace_and_holds_no_such_break(text):
+    sentences = split_sentences(text)
+    for sentence in sentences:
+        assert not re.search(r"[.!?]\s", sentence)
+    for sentence in sentences[:-1]:
+        assert sentence[-1] in ".!?"
