@@ -289,6 +289,8 @@ def meetings(draw):
     return arrivals
 
 
+whole_meetings = settings(max_examples=100, deadline=None)
+"""Each example drives a whole meeting; its time varies on a busy CI machine, so no deadline."""
 pacings = st.sampled_from(
     [Pacing(), Pacing(0.05, 0.3, 2.0), Pacing(0.5, 3.0, 2.5), Pacing(1.0, 0.4, 20.0)]
 )
@@ -296,7 +298,7 @@ timeouts = st.lists(st.integers(min_value=1, max_value=40), min_size=1, max_size
 pauses = st.lists(st.floats(min_value=0.0, max_value=6.0), min_size=1, max_size=4)
 
 
-@settings(max_examples=100)
+@whole_meetings
 @given(meetings(), pacings, timeouts, pauses)
 def test_every_line_of_the_meeting_is_handed_back_once_and_in_order(
     arrivals, pacing, timeouts, pauses
@@ -310,7 +312,7 @@ def test_every_line_of_the_meeting_is_handed_back_once_and_in_order(
     )
 
 
-@settings(max_examples=100)
+@whole_meetings
 @given(meetings(), pacings, timeouts, pauses)
 def test_a_batch_is_never_returned_before_it_settles_unless_named_or_open_too_long(
     arrivals, pacing, timeouts, pauses
@@ -331,7 +333,7 @@ def test_a_batch_is_never_returned_before_it_settles_unless_named_or_open_too_lo
         )
 
 
-@settings(max_examples=100)
+@whole_meetings
 @given(meetings(), pacings, timeouts, pauses)
 def test_a_batch_is_returned_as_soon_as_it_is_ready(arrivals, pacing, timeouts, pauses):
     for wait in drive(arrivals, pacing, timeouts, pauses):
@@ -346,7 +348,7 @@ def test_a_batch_is_returned_as_soon_as_it_is_ready(arrivals, pacing, timeouts, 
         assert wait.returned == ready
 
 
-@settings(max_examples=100)
+@whole_meetings
 @given(meetings(), pacings, timeouts, pauses)
 def test_no_line_is_held_longer_than_the_longest_batch_plus_one_poll(
     arrivals, pacing, timeouts, pauses
@@ -357,7 +359,7 @@ def test_no_line_is_held_longer_than_the_longest_batch_plus_one_poll(
             assert wait.returned - waiting_since <= pacing.longest_s + pacing.poll_s + EPSILON
 
 
-@settings(max_examples=100)
+@whole_meetings
 @given(meetings(), pacings, timeouts, pauses)
 def test_own_voice_and_blank_lines_change_nothing_but_the_left_out_count(
     arrivals, pacing, timeouts, pauses
