@@ -89,11 +89,14 @@ class Place:
         env.update(extra)
         return env
 
-    def slow_voice(self, seconds: float = 2.0, **extra: str) -> dict[str, str]:
+    def slow_voice(
+        self, seconds: float = 2.0, notice_seconds: float | None = None, **extra: str
+    ) -> dict[str, str]:
         """Environment that makes the server use the slow fake helper."""
         return {
             "ASSIST_VOICE_COMMAND": f"{sys.executable} {SLOW_VOICE}",
             "SLOW_VOICE_SECONDS": str(seconds),
+            "SLOW_VOICE_NOTICE_SECONDS": str(seconds if notice_seconds is None else notice_seconds),
             "SLOW_VOICE_RECORD": str(self.root / "voice-requests.jsonl"),
             **extra,
         }

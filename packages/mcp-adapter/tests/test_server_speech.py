@@ -1,9 +1,10 @@
 """`speak` while a line plays, the floor, and voice failures (behaviour 3.4, 3.6, 3.8, 4.4, 5.4).
 
-The server runs the slow stand-in helper (`server_fakes/slow_voice.py`, each line "plays" for
-1 s and answers `stop` at once) through the `ASSIST_VOICE_COMMAND` test hook, so a test can
-act while a line is being spoken: switch the assistant off, stop watching, ask for other
-things. A line containing "cannot" fails with an engine error.
+The server runs the slow stand-in helper (`server_fakes/slow_voice.py`: each line "plays" for
+1 s, the notice for 0.2 s, and a `stop` is answered at once) through the
+`ASSIST_VOICE_COMMAND` test hook, so a test can act while a line is being spoken: switch the
+assistant off, stop watching, ask for other things. A line containing "cannot" fails with an
+engine error.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from mcp_harness import (
 pytestmark = pytest.mark.anyio
 
 LINE_S = 1.0
+NOTICE_S = 0.2
 _numbers = itertools.count(10)
 
 
@@ -52,7 +54,8 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
 
 @pytest.fixture(scope="module")
 async def server(place: Place) -> AsyncIterator[ClientSession]:
-    env = {**place.slow_voice(LINE_S, SLOW_VOICE_FAIL="cannot"), "ASSIST_PACING_SCALE": "0.2"}
+    voice = place.slow_voice(LINE_S, NOTICE_S, SLOW_VOICE_FAIL="cannot")
+    env = {**voice, "ASSIST_PACING_SCALE": "0.2"}
     async with connect(place, env=env) as session:
         yield session
 
@@ -80,7 +83,7 @@ async def test_the_notice_is_said_warmly_before_watch_meeting_returns(
 ) -> None:
     started = time.monotonic()
     await joined(server)
-    assert time.monotonic() - started >= LINE_S
+    assert time.monotonic() - started >= NOTICE_S
     notice = voice_requests(place)[-1]
     assert notice["op"] == "say" and notice["emotion"] == "warm"
     assert notice["text"].startswith("Hello, this is Claude")
@@ -135,7 +138,7 @@ async def test_switching_off_while_a_line_plays_cuts_it_off_and_leaves(
 
 
 async def test_other_requests_are_answered_while_a_line_plays_and_its_lines_come_next(
-    server: ClientSession, meeting: LiveMeeting
+    server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:
     await joined(server)
     try:
@@ -152,11 +155,13 @@ async def test_other_requests_are_answered_while_a_line_plays_and_its_lines_come
             value_of(await server.call_tool("sessions", {}))
             await server.get_prompt("watch", {"focus": "the budget"})
             assert time.monotonic() - started < 0.5
+            assert json.loads(place.heartbeat.read_text())["state"] == "speaking"
             meeting.say("Claude, while you were talking.")
             batch = value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 5}))
             assert not done  # the wait answered while the line still played
         assert batch["lines"] == ["[00:00] someone in the room: Claude, while you were talking."]
         assert done["said"] == "Let me explain."
+        assert json.loads(place.heartbeat.read_text())["state"] == "listening"
     finally:
         await server.call_tool("stop_watching", {})
 

@@ -3,7 +3,8 @@ switch the assistant off or call stop_watching while it plays.
 
 It speaks the helper protocol of behaviour 8.3 by hand (no assist code), accepts and ignores
 the real helper's flags, and takes its own from the environment (so `ASSIST_VOICE_COMMAND`
-stays a plain command): `SLOW_VOICE_SECONDS` per line (default 2), `SLOW_VOICE_RECORD` a file
+stays a plain command): `SLOW_VOICE_SECONDS` per line (default 2; `SLOW_VOICE_NOTICE_SECONDS`
+for the consent notice, a line said warmly), `SLOW_VOICE_RECORD` a file
 to append each request to, `SLOW_VOICE_FAIL` a word that makes a line containing it fail with
 an engine error. A `stop` for the playing line answers `stopped` at once.
 """
@@ -15,6 +16,7 @@ import sys
 import time
 
 SECONDS = float(os.environ.get("SLOW_VOICE_SECONDS", "2"))
+NOTICE_SECONDS = float(os.environ.get("SLOW_VOICE_NOTICE_SECONDS", str(SECONDS)))
 RECORD = os.environ.get("SLOW_VOICE_RECORD")
 FAIL = os.environ.get("SLOW_VOICE_FAIL")
 
@@ -63,9 +65,10 @@ while True:
         send({"event": "error", "id": line, "message": "RuntimeError: synthesis failed"})
         continue
     send({"event": "speaking", "id": line, "first_audio_ms": 7})
+    seconds = NOTICE_SECONDS if request.get("emotion") == "warm" else SECONDS
     started = time.monotonic()
     stopped = False
-    while (left := SECONDS - (time.monotonic() - started)) > 0:
+    while (left := seconds - (time.monotonic() - started)) > 0:
         other = next_request(left)
         if other is None:
             break
@@ -75,7 +78,7 @@ while True:
         if other.get("op") == "stop" and other.get("id") == line:
             stopped = True
             break
-    played = round(min(SECONDS, time.monotonic() - started), 3)
+    played = round(min(seconds, time.monotonic() - started), 3)
     if stopped:
         send({"event": "stopped", "id": line, "audio_s": played})
     else:
