@@ -154,6 +154,8 @@ def test_a_voice_named_in_the_cache_is_loaded_from_there_and_speaks(tmp_path: Pa
     assert isinstance(engine, PiperEngine) and engine.files.model == model
     assert record(engine, "Hello from the cache.").samples > engine.sample_rate // 2
     engine.close()
+    with pytest.raises(RuntimeError, match="closed; build a new one"):
+        engine.stream("Still there?", "neutral")
 
 
 def test_a_voice_given_by_path_is_used_with_its_config_beside_it(tmp_path: Path) -> None:

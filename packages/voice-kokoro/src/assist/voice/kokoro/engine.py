@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 from assist.core.engines import VoiceOptions
@@ -24,6 +25,9 @@ from assist.core.sentences import speech_chunks
 from assist.core.tones import tone_or_neutral
 from assist.voice.kokoro.assets import KokoroFiles, cache_root, fetch_files
 from assist.voice.kokoro.espeak_data import espeak_data
+
+if TYPE_CHECKING:
+    from kokoro_onnx import Kokoro
 
 NAME = "kokoro"
 LANGUAGE = "en-us"
@@ -55,8 +59,8 @@ class KokoroEngine:
     def __init__(self, files: KokoroFiles, voice: str, espeak_data_path: Path) -> None:
         import espeakng_loader
         import onnxruntime
-        from kokoro_onnx import EspeakConfig, Kokoro
-        from kokoro_onnx.config import SAMPLE_RATE
+        from kokoro_onnx import Kokoro
+        from kokoro_onnx.config import SAMPLE_RATE, EspeakConfig
 
         options = onnxruntime.SessionOptions()
         options.add_session_config_entry(*NO_SPINNING)
@@ -73,7 +77,7 @@ class KokoroEngine:
                 f"the Kokoro voices file {files.voices} has no voice {voice!r}; its voices "
                 f"are: {', '.join(known)}"
             )
-        self._kokoro = kokoro
+        self._kokoro: Kokoro | None = kokoro
         self.voice = voice
         self.sample_rate: int = SAMPLE_RATE
 
@@ -82,11 +86,13 @@ class KokoroEngine:
         chunks = speech_chunks(text)
         if not chunks:
             raise ValueError("there is nothing to say: the text is empty")
-        return self._synthesise(chunks, SPEED[tone_or_neutral(tone)])
+        if self._kokoro is None:
+            raise RuntimeError("this kokoro engine has been closed; build a new one to speak")
+        return self._synthesise(self._kokoro, chunks, SPEED[tone_or_neutral(tone)])
 
-    def _synthesise(self, chunks: list[str], speed: float) -> Iterator[np.ndarray]:
+    def _synthesise(self, kokoro: Kokoro, chunks: list[str], speed: float) -> Iterator[np.ndarray]:
         for index, chunk in enumerate(chunks):
-            audio, _ = self._kokoro.create(chunk, voice=self.voice, speed=speed, lang=LANGUAGE)
+            audio, _ = kokoro.create(chunk, voice=self.voice, speed=speed, lang=LANGUAGE)
             audio = np.asarray(audio, dtype=np.float32).reshape(-1)
             if index < len(chunks) - 1:
                 pause = SENTENCE_PAUSE_S if chunk[-1] in SENTENCE_MARKS else CLAUSE_PAUSE_S
@@ -95,7 +101,7 @@ class KokoroEngine:
 
     def close(self) -> None:
         """Drop the onnxruntime session so its memory goes back."""
-        self._kokoro = None  # type: ignore[assignment]
+        self._kokoro = None
 
 
 def build_engine(options: VoiceOptions) -> KokoroEngine:

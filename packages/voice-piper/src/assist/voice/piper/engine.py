@@ -14,12 +14,16 @@ worried ones a little slower; `neutral` and unknown tones use the voice's settin
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 import numpy as np
 from assist.core.engines import VoiceOptions
 from assist.core.sentences import speech_chunks
 from assist.core.tones import tone_or_neutral
 from assist.voice.piper.voices import VoiceFiles, find_voice
+
+if TYPE_CHECKING:
+    from piper import PiperVoice
 
 NAME = "piper"
 PACE: dict[str, float] = {
@@ -44,28 +48,33 @@ class PiperEngine:
         from piper import PiperVoice
 
         self.files = files
-        self._voice = PiperVoice.load(files.model, files.config)
-        self.sample_rate: int = self._voice.config.sample_rate
-        self._length_scale: float = self._voice.config.length_scale
+        voice = PiperVoice.load(files.model, files.config)
+        self._voice: PiperVoice | None = voice
+        self.sample_rate: int = voice.config.sample_rate
+        self._length_scale: float = voice.config.length_scale
 
     def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
         """Speak `text`, one sentence (or first clause) at a time, at the tone's pace."""
         chunks = speech_chunks(text)
         if not chunks:
             raise ValueError("there is nothing to say: the text is empty")
-        return self._synthesise(chunks, PACE[tone_or_neutral(tone)])
+        if self._voice is None:
+            raise RuntimeError("this piper engine has been closed; build a new one to speak")
+        return self._synthesise(self._voice, chunks, PACE[tone_or_neutral(tone)])
 
-    def _synthesise(self, chunks: list[str], pace: float) -> Iterator[np.ndarray]:
+    def _synthesise(
+        self, voice: PiperVoice, chunks: list[str], pace: float
+    ) -> Iterator[np.ndarray]:
         from piper import SynthesisConfig
 
         config = SynthesisConfig(length_scale=self._length_scale * pace)
         for chunk in chunks:
-            for audio in self._voice.synthesize(chunk, syn_config=config):
+            for audio in voice.synthesize(chunk, syn_config=config):
                 yield np.asarray(audio.audio_float_array, dtype=np.float32).reshape(-1)
 
     def close(self) -> None:
         """Drop the onnxruntime session so its memory goes back."""
-        self._voice = None  # type: ignore[assignment]
+        self._voice = None
 
 
 def build_engine(options: VoiceOptions) -> PiperEngine:
