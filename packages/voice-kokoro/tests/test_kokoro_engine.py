@@ -203,3 +203,17 @@ def test_stopping_after_the_first_sentence_and_the_next_line_speaks(
     assert next(stream).size > 0
     stream.close()  # type: ignore[attr-defined]
     assert len(list(kokoro_engine.stream("Noted.", "neutral"))) == 1
+
+
+def test_a_cache_too_deep_for_espeak_ng_is_refused_with_what_to_do(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 150)
+    with pytest.raises(OSError, match=r"too deep for espeak-ng.*set ASSIST_VOICE_CACHE"):
+        espeak_data(deep, tmp_path)
+    assert not deep.exists()
+
+
+def test_ready_offline_is_false_when_a_variable_names_a_missing_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(MODEL.variable, str(tmp_path / "gone.onnx"))
+    assert not ready_offline(VoiceOptions(cache_root=str(tmp_path)))

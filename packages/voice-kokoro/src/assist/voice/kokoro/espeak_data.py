@@ -14,11 +14,20 @@ import shutil
 from pathlib import Path
 
 FOLDER = "espeak-ng-data"
+MAX_PATH_BYTES = 150
+"""espeak-ng takes a data path of up to about 158 bytes (measured: 163 fail); a margin."""
+CACHE_VARIABLE = "ASSIST_VOICE_CACHE"
 
 
 def espeak_data(root: Path, shipped: Path) -> Path:
     """`<root>/espeak-ng-data`, copied from `shipped` if it is not there yet."""
     copy = root / FOLDER
+    if len(str(copy).encode()) > MAX_PATH_BYTES:
+        raise OSError(
+            f"the voice cache {root} is too deep for espeak-ng, which Kokoro's phonemiser "
+            f"uses (its data path must stay under {MAX_PATH_BYTES} bytes); set "
+            f"{CACHE_VARIABLE} to a shorter folder"
+        )
     if not copy.is_dir():
         partial = root / f"{FOLDER}.part-{os.getpid()}"
         shutil.rmtree(partial, ignore_errors=True)
