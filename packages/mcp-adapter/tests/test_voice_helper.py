@@ -403,8 +403,16 @@ def test_a_failed_load_exits_2_with_one_line_on_stderr_and_nothing_on_stdout(
         (["--engine", "auto"], {"ASSIST_VOICES": "nothing"}, "no installed voice engine"),
         (["--engine", "fake"], {"FAKE_DEVICE": "none"}, "--no-play"),
         (["--engine", "fake"], {"FAKE_DEVICE": "missing"}, "PortAudio"),
+        (["--engine", "fake", "--save-dir", "/dev/null/out"], {}, "--save-dir folder"),
     ],
-    ids=["unknown engine", "cannot run here", "nothing available", "no device", "no portaudio"],
+    ids=[
+        "unknown engine",
+        "cannot run here",
+        "nothing available",
+        "no device",
+        "no portaudio",
+        "save folder unusable",
+    ],
 )
 def test_every_reason_the_voice_cannot_start_is_a_load_failure(
     start_helper: StartHelper, args: list[str], env: dict[str, str], reason: str

@@ -66,11 +66,15 @@ def main(argv: list[str] | None = None) -> int:
     from assist.mcp.voice.player import Player, PlayerUnavailable, SilentPlayer, open_speakers
     from assist.mcp.voice.service import Service, read_requests
 
+    save_dir = Path(args.save_dir) if args.save_dir else None
+    if save_dir is not None:
+        try:
+            save_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            note(f"cannot create the --save-dir folder {save_dir} ({error}); give a writable one")
+            return LOAD_FAILED
     engine_name = args.engine
     try:
-        save_dir = Path(args.save_dir) if args.save_dir else None
-        if save_dir is not None:
-            save_dir.mkdir(parents=True, exist_ok=True)
         started = time.perf_counter()
         options = _options(args)
         registry = loading.load_registry(os.environ)
