@@ -1,0 +1,174 @@
+"""What the demo shows while it runs, and the summary table at the end (rich).
+
+Each row starts with the seconds since the meeting started. Transcript lines come as the
+replay writes them, echoes marked as the assistant's own voice coming back; then each batch
+the agent received, each remark with its latency, and each refusal.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+from assist.mcp.demo.agent import Batch, Remark
+from assist.mcp.demo.policy import Decision
+from assist.mcp.demo.summary import read_log, remarks_from_log
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+STAND_IN = "scripted stand-in for your model"
+"""How the default agent is named everywhere: it is not a model."""
+
+
+class LiveOutput:
+    """Prints the meeting and the agent's doings as they happen; also the agent's observer."""
+
+    def __init__(self, console: Console, name: str) -> None:
+        self.console = console
+        self.name = name
+        self.start: float | None = None
+        self.line_times: dict[str, float] = {}
+        self.session: Path | None = None
+        self.last_line_at: float | None = None
+        self.quiet_since: float | None = None
+
+    def _row(self, style: str, *parts: str, at: float | None = None) -> None:
+        moment = time.time() if at is None else at
+        clock = f"{moment - self.start:6.1f}s" if self.start is not None else "   ... "
+        text = Text(f"{clock}  ", style="dim")
+        text.append(" ".join(parts), style=style)
+        self.console.print(text, soft_wrap=True)
+
+    # The replay -----------------------------------------------------------------------
+
+    def replay_event(self, event: dict[str, Any]) -> None:
+        kind = event["event"]
+        if kind == "session":
+            self.session = Path(event["dir"])
+            self._row("bold", f"recording {event['id']} (replayed)", at=event["at"])
+        elif kind == "started":
+            self.start = event["at"]
+            self._row("bold", f"the meeting starts (speed {event['speed']:g})", at=event["at"])
+        elif kind == "line":
+            line = event["line"]
+            self.line_times[line["text"].strip()] = event["at"]
+            self.last_line_at = event["at"]
+            who = f"{line['speaker'] or 'someone'} ({line['track']})"
+            self._row("", f"{who}: {line['text']}", at=event["at"])
+        elif kind == "echo":
+            text = event["line"]["text"]
+            what = "notice" if event["of"] == "notice" else "remark"
+            self._row(
+                "yellow",
+                f"room mic hears the assistant's {what} ({event['mode']}): {text}",
+                at=event["at"],
+            )
+        elif kind == "ended":
+            self._row("bold", "the recording stops", at=event["at"])
+
+    # The agent ------------------------------------------------------------------------
+
+    def watching(self, notice: str, limits: dict[str, Any]) -> None:
+        self._row(
+            "green",
+            f"{self.name} joined and said the notice: {notice}",
+        )
+        self._row(
+            "dim",
+            f"limits: a pause of {limits.get('cooldown_s')} s after each remark, "
+            f"at most {limits.get('max_per_meeting')} remarks",
+        )
+
+    def batch(self, batch: Batch) -> None:
+        if batch.status != "live":
+            self._row("cyan", f"agent hears: the meeting is {batch.status}", at=batch.received)
+            return
+        if not batch.lines and not batch.left_out:
+            return
+        notes = []
+        if batch.left_out:
+            notes.append(f"{batch.left_out} left out as its own voice")
+        if batch.named_you:
+            notes.append("named it")
+        if batch.may_speak != "yes":
+            notes.append(f"may speak: {batch.may_speak}")
+        extra = f" ({'; '.join(notes)})" if notes else ""
+        count = len(batch.lines)
+        self._row("cyan", f"agent receives {count} line{'s' * (count != 1)}{extra}")
+
+    def speaking(self, decision: Decision) -> None:
+        self.quiet_since = self.last_line_at
+        what = "the question put to it" if decision.why == "named" else "the room's question"
+        self._row("bold green", f"{self.name} answers {what}: {decision.text}")
+
+    def remark(self, remark: Remark) -> None:
+        if not remark.said:
+            self._row("red", f"speak refused: {remark.reply}")
+            return
+        played = remarks_from_log(read_log(self.session)) if self.session else []
+        first_sound = played[-1]["first_sound"] if played else None
+        if remark.decision.why == "named":
+            since, what = self.line_times.get(remark.decision.answers.strip()), "the question"
+        else:
+            since, what = self.quiet_since, "the room went quiet"
+        if since is not None and first_sound is not None:
+            self._row("green", f"  first sound {first_sound - since:.1f} s after {what}")
+
+    def refused(self, tool: str, text: str) -> None:
+        if tool != "speak":
+            self._row("red", f"{tool} refused: {text}")
+
+    def finished(self, status: str, closing: list[str]) -> None:
+        for line in closing:
+            if line:
+                self._row("green", f"agent: {line}")
+
+    def note(self, text: str) -> None:
+        self._row("dim", text)
+
+
+def summary_table(summary: dict[str, Any]) -> Table:
+    """The summary rows the issue names, in plain words."""
+    table = Table(title="assist demo", show_header=False, title_justify="left")
+    table.add_column(style="bold")
+    table.add_column()
+
+    def yes(value: Any) -> str:
+        return "n/a" if value is None else ("yes" if value else "NO")
+
+    def seconds(value: Any) -> str:
+        return "n/a" if value is None else f"{value:.1f} s"
+
+    notice = yes(summary["notice_spoken"])
+    if summary["notice_spoken"]:
+        notice += " (before anything else)" if summary["notice_first"] else " (NOT first)"
+    echoes = (
+        f"{summary['echoes_left_out']} of {summary['echoes_fed']}"
+        if summary["echoes_left_out"] is not None
+        else f"{summary['echoes_fed']} fed (not seen: external agent)"
+    )
+    garbled = summary["echoes_fed"] - summary["echoes_recognisable"]
+    if garbled:
+        echoes += f" ({garbled} too garbled by the recogniser to tell)"
+    table.add_row("Consent notice spoken", notice)
+    table.add_row("Remarks made", str(summary["remarks_made"]))
+    table.add_row("Silent through small talk", yes(summary["silent_through_small_talk"]))
+    table.add_row(
+        "First sound after the named question",
+        seconds(summary["first_sound_after_named_question_s"]),
+    )
+    table.add_row("Answer after the room paused", seconds(summary["answer_after_room_paused_s"]))
+    table.add_row("Echoes left out of echoes fed", echoes)
+    turns = summary["agent_turns"]
+    table.add_row("Agent turns", "n/a (external agent)" if turns is None else str(turns))
+    table.add_row("Audio files written", str(summary["audio_files_written"]))
+    table.add_row("Limits held", yes(summary["limits_held"]))
+    table.caption = (
+        f"agent: {summary['agent']} · engine {summary['engine']} · speed {summary['speed']:g} · "
+        f"echo {summary['echo']} · cooldown {summary['cooldown_s']} s "
+        f"(default 60; {summary['cooldown_note']})"
+    )
+    table.caption_justify = "left"
+    return table

@@ -1,0 +1,257 @@
+"""The demo's summary: what happened in the meeting, read back from what was written.
+
+Everything is measured from the files and events a real run leaves, so an external agent is
+judged the same way as the stand-in: the replay's events (when each line and each echo was
+written), the meeting's `assistant.jsonl` (when each remark started, its first sound, its end),
+the saved WAVs, and, for the stand-in only, the batches it received and its tool calls.
+
+Times are wall-clock seconds, measured, never scaled by `--speed`:
+
+- first sound after the named question: from the moment the line that asks the assistant by
+  name was written to `raw.jsonl` to the first sound of the remark that followed it (the
+  `speaking` event's time plus the voice's `first_audio_ms`);
+- echoes: how many the feeder wrote back, how many of those the echo rule can recognise
+  (a recogniser's errors may hide one), and, for the stand-in, how many the server left out
+  and how many reached the agent;
+- answer after the room paused: for the first remark after the question put to the room, from
+  the moment the last line before that remark was written (the room has been quiet since) to
+  its first sound.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+from assist.core.echo import is_echo
+from assist.core.meeting_log import parse_time
+from assist.core.testing import word_error_rate
+from assist.mcp.demo.agent import AgentRecord
+from assist.mcp.demo.policy import spoken_text
+from assist.mcp.echo_feeder import REPLY_WAV
+from assist.mcp.meeting_files import Meeting
+
+COOLDOWN_SLACK_S = 0.25
+"""Clock slack when checking gaps against the cooldown: the gate runs on the server's
+monotonic clock, the log on wall-clock times written a moment apart."""
+
+
+def read_log(session_dir: Path) -> list[dict[str, Any]]:
+    """The meeting's `assistant.jsonl` events with a readable `at`, in order."""
+    try:
+        text = (session_dir / "assistant.jsonl").read_text(encoding="utf-8")
+    except OSError:
+        return []
+    events = []
+    for line in text.split("\n"):
+        try:
+            event = json.loads(line)
+        except ValueError:
+            continue
+        at = parse_time(event.get("at")) if isinstance(event, dict) else None
+        if at is not None:
+            events.append({**event, "_at": at.timestamp()})
+    return events
+
+
+def remarks_from_log(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Each utterance: text, start, first sound, end, audio length, whether it played."""
+    remarks: list[dict[str, Any]] = []
+    by_id: dict[str, dict[str, Any]] = {}
+    for event in events:
+        name = event.get("event")
+        if name == "speaking":
+            remark = {
+                "text": event.get("text"),
+                "emotion": event.get("emotion"),
+                "started": event["_at"],
+                "first_sound": None,
+                "ended": None,
+                "audio_s": None,
+                "played": False,
+            }
+            remarks.append(remark)
+            by_id[str(event.get("utterance"))] = remark
+        elif name in ("spoke", "error") and event.get("stage", "voice") == "voice":
+            remark = by_id.get(str(event.get("utterance")))
+            if remark is None:
+                continue
+            remark["ended"] = event["_at"]
+            if name == "spoke":
+                remark["played"] = True
+                remark["audio_s"] = event.get("audio_s")
+                first = event.get("first_audio_ms")
+                remark["first_sound"] = (
+                    remark["started"] + first / 1000 if isinstance(first, int) else event["_at"]
+                )
+    return remarks
+
+
+def build_summary(
+    *,
+    meeting: Meeting,
+    replay_events: list[dict[str, Any]],
+    session_dir: Path | None,
+    audio_dir: Path,
+    record: AgentRecord | None,
+    settings: dict[str, Any],
+    peaks_mb: dict[str, float | None],
+) -> dict[str, Any]:
+    """The summary as one JSON-ready object (the table shows a part of it)."""
+    log = read_log(session_dir) if session_dir is not None else []
+    remarks = remarks_from_log(log)
+    lines = [event for event in replay_events if event["event"] == "line"]
+    echoes = [event for event in replay_events if event["event"] == "echo"]
+    written = {event["index"]: event["at"] for event in lines}
+
+    def cue_time(cue: str) -> float | None:
+        return next((event["at"] for event in lines if event.get("cue") == cue), None)
+
+    def first_remark_after(moment: float | None, skip: list[Any]) -> dict[str, Any] | None:
+        if moment is None:
+            return None
+        return next((r for r in remarks if r["started"] >= moment and r not in skip), None)
+
+    def last_line_before(moment: float) -> float | None:
+        before = [at for at in written.values() if at <= moment]
+        return max(before) if before else None
+
+    named_at = cue_time("named-question")
+    room_at = cue_time("room-question")
+    open_at = cue_time("still-open")
+    named_answer = first_remark_after(named_at, [])
+    room_answer = first_remark_after(room_at, [named_answer])
+    room_paused_at = last_line_before(room_answer["started"]) if room_answer else None
+    notice_first, notice_spoken = _notice(log)
+    small_talk_end = named_at if named_at is not None else _first_non_small_talk(lines)
+    audio_files = _wavs(audio_dir)
+
+    summary: dict[str, Any] = {
+        **settings,
+        "session": session_dir.name if session_dir is not None else None,
+        "lines_written": len(lines),
+        "notice_spoken": notice_spoken,
+        "notice_first": notice_first,
+        "remarks_made": sum(1 for remark in remarks if remark["played"]),
+        "silent_through_small_talk": (
+            None
+            if small_talk_end is None
+            else not any(remark["started"] < small_talk_end for remark in remarks)
+        ),
+        "named_question_answered": named_answer is not None,
+        "first_sound_after_named_question_s": _seconds_between(named_at, named_answer),
+        "room_question_answered": room_answer is not None,
+        "room_answer_waited_for_the_room": (
+            None if room_answer is None or open_at is None else room_answer["started"] >= open_at
+        ),
+        "answer_after_room_paused_s": _seconds_between(room_paused_at, room_answer),
+        "echoes_fed": len(echoes),
+        "echoes_recognisable": sum(1 for event in echoes if recognisable(event)),
+        "echoes_left_out": None,
+        "echoes_seen_by_agent": None,
+        "agent_turns": None,
+        "audio_files_written": len(audio_files),
+        "audio_files": [path.name for path in audio_files],
+        "limits_held": _limits_held(remarks, settings),
+        "peak_rss_mb": peaks_mb,
+        "remarks": [_remark_view(remark, echoes, record) for remark in remarks],
+        "notice": _notice_view(log, echoes),
+    }
+    if record is not None:
+        echo_texts = {event["line"]["text"].strip() for event in echoes}
+        summary["echoes_left_out"] = sum(batch.left_out for batch in record.batches)
+        summary["echoes_seen_by_agent"] = sum(
+            1
+            for batch in record.batches
+            for line in batch.lines
+            if spoken_text(line).strip() in echo_texts
+        )
+        summary["agent_turns"] = record.turns
+        summary["agent_batches"] = len(record.batches)
+        summary["agent_refusals"] = list(record.refusals)
+    return summary
+
+
+def recognisable(echo: dict[str, Any]) -> bool:
+    """Whether the echo rule (behaviour 6.2, 6.3) can tell this echo from the room: what the
+    microphone heard against what was said, reversed for the notice. An exact echo always is;
+    one a recogniser garbled may not be, and the server is then right to pass it on."""
+    heard, said = echo["line"]["text"], echo["said"]
+    return is_echo(said, [heard]) if echo["of"] == "notice" else is_echo(heard, [said])
+
+
+def _notice(log: list[dict[str, Any]]) -> tuple[bool, bool]:
+    """(the notice came before anything else was said, the notice was said)."""
+    names = [event.get("event") for event in log]
+    if "joined" not in names:
+        return False, False
+    failed = any(event.get("event") == "error" and event.get("stage") == "notice" for event in log)
+    first_joined = names.index("joined")
+    first_speaking = names.index("speaking") if "speaking" in names else len(names)
+    return first_joined < first_speaking and not failed, not failed
+
+
+def _first_non_small_talk(lines: list[dict[str, Any]]) -> float | None:
+    return next((event["at"] for event in lines if event.get("cue") != "small-talk"), None)
+
+
+def _seconds_between(moment: float | None, remark: dict[str, Any] | None) -> float | None:
+    if moment is None or remark is None or remark["first_sound"] is None:
+        return None
+    return round(remark["first_sound"] - moment, 2)
+
+
+def _limits_held(remarks: list[dict[str, Any]], settings: dict[str, Any]) -> bool:
+    cap, cooldown = settings["max_per_meeting"], settings["cooldown_s"]
+    if len(remarks) > cap:
+        return False
+    for before, after in itertools.pairwise(remarks):
+        ended = before["ended"] if before["ended"] is not None else before["started"]
+        if after["started"] - ended < cooldown - COOLDOWN_SLACK_S:
+            return False
+    return True
+
+
+def _remark_view(
+    remark: dict[str, Any], echoes: list[dict[str, Any]], record: AgentRecord | None
+) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "text": remark["text"],
+        "emotion": remark["emotion"],
+        "played": remark["played"],
+        "audio_s": remark["audio_s"],
+    }
+    view.update(_heard(remark["text"], echoes))
+    if record is not None:
+        made = next((r for r in record.remarks if r.decision.text == remark["text"]), None)
+        if made is not None:
+            view["why"] = made.decision.why
+            view["answers"] = made.decision.answers
+            view["agent_think_s"] = round(made.called - made.batch_received, 4)
+    return view
+
+
+def _notice_view(log: list[dict[str, Any]], echoes: list[dict[str, Any]]) -> dict[str, Any] | None:
+    joined = next((event for event in log if event.get("event") == "joined"), None)
+    if joined is None:
+        return None
+    return {"text": joined.get("notice"), **_heard(joined.get("notice") or "", echoes)}
+
+
+def _heard(text: str, echoes: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the feeder wrote back for this line and, when a recogniser wrote it, its WER."""
+    echo = next((event for event in echoes if event.get("said") == text), None)
+    if echo is None:
+        return {"echo": None}
+    heard = echo["line"]["text"]
+    wer = round(word_error_rate(text, heard), 3) if echo.get("mode") == "asr" else None
+    return {"echo": heard, "echo_mode": echo.get("mode"), "word_error_rate": wer}
+
+
+def _wavs(folder: Path) -> list[Path]:
+    try:
+        return sorted(path for path in folder.iterdir() if REPLY_WAV.fullmatch(path.name))
+    except OSError:
+        return []
