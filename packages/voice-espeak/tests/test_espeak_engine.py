@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 from assist.core.engines import GROUP, EngineRegistry, VoiceOptions
 from assist.core.tones import TONES
+from assist.voice.espeak import library
 from assist.voice.espeak.data import short_data_path
 from assist.voice.espeak.engine import EspeakEngine
 from assist.voice.espeak.plugin import build
@@ -118,6 +119,18 @@ def test_a_line_dropped_without_closing_is_aborted_too(engine: EspeakEngine) -> 
     del stream  # the generator's finaliser closes it
     assert not synth_threads()
     assert same_length(speak(engine, REPLY), whole)
+
+
+def test_a_line_left_unread_makes_the_next_fail_clearly_instead_of_hanging(
+    engine: EspeakEngine, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(library, "LOCK_WAIT_S", 0.2)
+    held = engine.stream(LONG_LINE, "neutral")
+    next(held)  # its worker fills the queue and waits, holding espeak-ng
+    with pytest.raises(library.EspeakError, match="neither read to the end nor closed"):
+        list(engine.stream(REPLY, "neutral"))
+    held.close()
+    assert float(np.sqrt(np.mean(speak(engine, REPLY) ** 2))) > SPEECH_RMS_FLOOR
 
 
 def test_livelier_moods_speak_faster_and_graver_ones_slower(engine: EspeakEngine) -> None:

@@ -9,9 +9,10 @@ callback while it runs, and the callback's return value is how synthesis is abor
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import attrs
@@ -61,6 +62,10 @@ AudioSink = Callable[[np.ndarray], bool]
 
 _lock = threading.Lock()
 """Every call into espeak-ng, from any engine or thread in the process, holds this lock."""
+LOCK_WAIT_S = 10.0
+"""A line holds the lock while espeak-ng speaks it, which takes milliseconds unless its
+reader has stopped reading without closing the stream. Waiting longer than this means that
+has happened, and an error says so instead of waiting forever."""
 _loaded: EspeakLibrary | None = None
 
 
@@ -130,7 +135,7 @@ class EspeakLibrary:
 
     def has_voice(self, voice: str) -> bool:
         """Whether espeak-ng knows a voice by this name."""
-        with _lock:
+        with _held():
             return self._select(voice)
 
     def _select(self, voice: str) -> bool:
@@ -147,7 +152,7 @@ class EspeakLibrary:
         Returns when the text is spoken or the sink asked to stop; raises EspeakError, or what
         the sink raised."""
         encoded = text.encode("utf-8") + b"\0"
-        with _lock:
+        with _held():
             if not self._select(voice):
                 raise EspeakError(f"espeak-ng has no voice named {voice!r}")
             for parameter, value in (
@@ -178,6 +183,20 @@ class EspeakLibrary:
         except BaseException as error:
             self._error = error
             return 1
+
+
+@contextlib.contextmanager
+def _held() -> Iterator[None]:
+    """The process-wide lock, or EspeakError when another line keeps it too long."""
+    if not _lock.acquire(timeout=LOCK_WAIT_S):
+        raise EspeakError(
+            "espeak-ng is still busy with another line in this process whose stream was "
+            "neither read to the end nor closed; close that stream before speaking again"
+        )
+    try:
+        yield
+    finally:
+        _lock.release()
 
 
 def load(library_path: str, data_path: str) -> EspeakLibrary:
