@@ -344,3 +344,26 @@ def helper_pids(place: Place) -> list[int]:
 def loaded_libraries(pid: int) -> str:
     """The shared objects mapped into process `pid` (Linux)."""
     return Path(f"/proc/{pid}/maps").read_text()
+
+
+def children_of(pid: int) -> list[int]:
+    """Pids of the running processes whose parent is `pid` (Linux)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[1]) == pid and fields[0] != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+def is_running(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"

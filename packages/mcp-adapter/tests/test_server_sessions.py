@@ -137,6 +137,8 @@ async def test_transcript_returns_lines_and_a_cursor_that_skips_what_was_read(
         await server.call_tool("transcript", {"session": "2026-01-04T0900-cursor", "since": 99})
     )
     assert past["next"] == 3 and past["lines"] == []
+    nulls = {"session": "2026-01-04T0900-cursor", "since": None, "verbatim": None}
+    assert value_of(await server.call_tool("transcript", nulls))["next"] == 3
 
 
 async def test_unreadable_raw_lines_count_toward_next_but_give_no_entry(
@@ -198,6 +200,7 @@ async def test_a_symlinked_raw_jsonl_is_refused_naming_the_file(
         ({"session": "x", "since": 1.5}, "since"),
         ({"session": "x", "since": True}, "since"),
         ({"session": "x", "verbatim": "yes"}, "verbatim"),
+        ({"session": None}, "session"),
     ],
 )
 async def test_a_wrong_typed_transcript_argument_is_invalid_params_naming_it(

@@ -57,7 +57,11 @@ class SessionTools:
 
 
 def transcript_arguments(arguments: dict[str, Any]) -> tuple[str, int, bool]:
-    """`session` (required string), `since` (unsigned integer, 0), `verbatim` (boolean, false)."""
+    """`session` (required string), `since` (unsigned integer, 0), `verbatim` (boolean, false).
+
+    An optional argument given as null counts as left out: clients that fill every property
+    send null for the ones they do not use, and Ambient's typed arguments read it that way.
+    """
     session = arguments.get("session")
     if not isinstance(session, str):
         shown = "missing" if "session" not in arguments else f"{wire.kind(session)}"
@@ -66,14 +70,16 @@ def transcript_arguments(arguments: dict[str, Any]) -> tuple[str, int, bool]:
             f"transcript needs `session`, a session id string (it is {shown}); "
             "call sessions for the ids",
         )
-    since = arguments.get("since", 0)
+    since = arguments.get("since")
+    since = 0 if since is None else since  # null reads as left out, as serde's Option does
     if isinstance(since, bool) or not isinstance(since, int) or since < 0:
         raise MCPError(
             wire.INVALID_PARAMS,
             f"transcript `since` must be an integer of 0 or more (it is {wire.kind(since)}); "
             "pass the `next` of the previous reply",
         )
-    verbatim = arguments.get("verbatim", False)
+    verbatim = arguments.get("verbatim")
+    verbatim = False if verbatim is None else verbatim
     if not isinstance(verbatim, bool):
         raise MCPError(
             wire.INVALID_PARAMS,
