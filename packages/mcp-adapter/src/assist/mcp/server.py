@@ -24,6 +24,7 @@ from __future__ import annotations
 import os
 import shlex
 import signal
+import traceback
 from collections.abc import Mapping
 from importlib import metadata
 from typing import Any
@@ -78,6 +79,14 @@ def pacing(environ: Mapping[str, str]) -> Pacing:
     )
 
 
+def unexpected_failure(tool: str, error: Exception) -> str:
+    """The refusal for a watching tool that failed in a way no rule foresaw."""
+    return (
+        f"{tool} failed unexpectedly ({type(error).__name__}: {error}); the details are on the "
+        "server's stderr. Try the call again; if it fails again, tell the user."
+    )
+
+
 def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
     """The SDK server with our tools, prompt and handlers."""
     watching = {
@@ -104,7 +113,11 @@ def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
             raise MCPError(
                 wire.INVALID_PARAMS, f"there is no tool {params.name!r}; the tools are {names}"
             )
-        return await handler(arguments)
+        try:
+            return await handler(arguments)
+        except Exception as error:  # a bug or an unforeseen OS error: the agent hears of it
+            note(f"{params.name} failed unexpectedly:\n{traceback.format_exc().rstrip()}")
+            return tools.refusal(unexpected_failure(params.name, error))
 
     async def list_prompts(
         _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None

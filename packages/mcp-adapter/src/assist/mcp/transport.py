@@ -136,8 +136,9 @@ class Wire:
                 line = reply.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
                 await self._out_send.send(line.encode("utf-8"))
 
-    def _forget(self, request_id: object) -> None:
-        self._open_requests.discard(request_id)  # type: ignore[arg-type]
+    def _forget(self, request_id: Any) -> None:
+        """A request was answered or cancelled; after EOF, the last one lets the drain end."""
+        self._open_requests.discard(request_id)
         if self.eof.is_set() and not self._open_requests:
             self._drained.set()
 

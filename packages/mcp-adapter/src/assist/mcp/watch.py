@@ -314,6 +314,8 @@ class Watcher:
             await anyio.to_thread.run_sync(self._floor.acquire, "assistant", LOCK_WAIT_S)
         except LockBusy as busy:
             return f"another voice kept the floor for {LOCK_WAIT_S:g} s ({_holder(busy)})"
+        except OSError as error:
+            return f"the speaking lock could not be taken ({error})"
         try:
             await self._set_state(meeting, "speaking")
             meeting.line_done = anyio.Event()
@@ -441,6 +443,8 @@ class Watcher:
                 await anyio.to_thread.run_sync(self._floor.acquire, "assistant", wait)
             except LockBusy as busy:
                 return refusal(refusals.lock_busy(busy.who, busy.pid))
+            except OSError as error:
+                return refusal(floor_unavailable(error))
             try:
                 if self._watched() is not meeting:
                     return refusal(refusals.not_watching())
@@ -619,6 +623,14 @@ class Watcher:
 
     async def _append(self, meeting: Meeting, event: dict[str, Any]) -> None:
         await anyio.to_thread.run_sync(meeting.log.append, event)
+
+
+def floor_unavailable(error: OSError) -> str:
+    """speak step 7 when the lock file itself cannot be written (not a busy floor)."""
+    return (
+        f"The line was not spoken: the speaking lock could not be taken ({error}). "
+        "Tell the user that the folder of the config file must be writable."
+    )
 
 
 def _now() -> datetime:

@@ -113,7 +113,7 @@ def screen(raw: bytes, tools: Sequence[str]) -> Screened:
     checked = _CHECKS[method](params, tools)
     if isinstance(checked, str):
         return Answer(request_id, INVALID_PARAMS, checked)
-    forwarded = {"jsonrpc": "2.0", "id": request_id, "method": method}
+    forwarded: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if checked is not None:
         forwarded["params"] = checked
     return Forward(forwarded, request_id)
