@@ -8,8 +8,8 @@ hands back an echo to write into the room track `delay_s` after the line ended.
 - `exact` mode writes back the very words that were spoken.
 - `asr` mode writes back what pocketsphinx hears in the saved WAV of the line
   (`reply-<id>.wav` in the voice's save folder, `assist mcp --save-audio DIR`), so the echo
-  test meets real recognition errors. The recogniser runs in a worker process, and
-  `transcribe` must be a module-level function so that it can be sent there.
+  test meets real recognition errors. The recogniser runs in a worker process (unless a
+  `worker` executor is given), so `transcribe` must be a module-level function.
 
 What was spoken, and when it ended: the consent notice of each `joined` event (unless an
 `error` with `stage` `notice` follows it), and every `spoke` event (a voice `error` never
@@ -46,8 +46,8 @@ WORDS_PER_S = 2.5
 """Speaking rate used to guess how long a line lasted when no WAV tells (about 150 words a
 minute, a calm speaking voice)."""
 WAV_WAIT_S = 15.0
-"""In `asr` mode, how long past a line's end its WAV and transcription may take before the
-line is given up (the recogniser needs about a second per line on a slow machine)."""
+"""In `asr` mode, how long past a line's end its WAV may take to appear before the line is
+given up (the helper writes it before it reports the line done, so it is normally there)."""
 REPLY_WAV = re.compile(r"reply-(.+)\.wav")
 
 
@@ -90,6 +90,7 @@ class EchoFeeder:
         delay_s: float = ECHO_DELAY_S,
         audio_dir: Path | None = None,
         transcribe: Callable[[Path], str] | None = None,
+        worker: Executor | None = None,
     ) -> None:
         if mode not in MODES:
             raise ValueError(f"echo mode {mode!r} is not one of {', '.join(MODES)}")
@@ -105,8 +106,8 @@ class EchoFeeder:
         self._spoken: list[_Spoken] = []
         self._seen: set[str] = set(self._wav_names()) if audio_dir is not None else set()
         self._unmatched: list[Path] = []
-        self._worker: Executor | None = None
-        if mode == "asr":
+        self._worker: Executor | None = worker
+        if mode == "asr" and worker is None:
             # A process of its own: the recogniser holds the GIL while it decodes, which in a
             # thread would stall the replay's clock for a second or more per line.
             self._worker = ProcessPoolExecutor(max_workers=1, mp_context=get_context("spawn"))
@@ -238,10 +239,12 @@ class EchoFeeder:
         audio_s = spoken.audio_s or len(spoken.text.split()) / WORDS_PER_S
         if self.mode == "exact":
             return Echo(spoken.text, spoken.text, spoken.kind, spoken.ended, audio_s, "exact")
-        if spoken.heard is None or not spoken.heard.done():
+        if spoken.heard is None:
             if now >= spoken.ended + self.delay_s + WAV_WAIT_S:
                 spoken.dropped = True
-                self.given_up.append(spoken.text)
+                self.given_up.append(f"{spoken.text} (its WAV never came)")
+            return None
+        if not spoken.heard.done():
             return None
         try:
             heard = spoken.heard.result().strip()
