@@ -1,0 +1,85 @@
+"""Registers the `qwen3-tts` engine with assist through the entry-point group `assist.voices`.
+
+Nothing heavy happens here: MLX, mlx-audio and transformers are imported, and models fetched
+or loaded, only when the engine is built, so listing engines stays cheap. The engine needs
+macOS on Apple silicon, where MLX runs it on the GPU; elsewhere it is reported as unable to
+run, unless ASSIST_QWEN3_CPU asks for MLX's CPU backend (development and tests: far slower
+than speech with the real models).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import platform
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+from assist.core.engines import Engine, EngineSpec, VoiceOptions, hookimpl
+
+NAME = "qwen3-tts"
+PACKAGE = "assist-voice-qwen3"
+MEMORY_MB = 2730
+"""Peak footprint of a helper speaking a preset voice, as measured on the reference (2.73 GB)."""
+NEEDS = (
+    "Qwen3-TTS weights from the Hugging Face hub on first use: "
+    "mlx-community/Qwen3-TTS-12Hz-0.6B-CustomVoice-8bit for preset voices; for designed voices "
+    "mlx-community/Qwen3-TTS-12Hz-0.6B-Base-4bit, plus the 1.7B VoiceDesign model once per "
+    "description"
+)
+CPU_VARIABLE = "ASSIST_QWEN3_CPU"
+"""Set (to anything) to run on MLX's CPU backend away from Apple silicon."""
+LIBRARIES = ("mlx", "mlx_audio", "transformers")
+
+
+def build(options: VoiceOptions) -> Engine:
+    """Fetch the models if needed, load the voice and return the engine."""
+    from assist.voice.qwen3.engine import build_engine
+
+    return build_engine(options)
+
+
+def check() -> str | None:
+    """Why qwen3-tts cannot run here, or None; finds its libraries without importing them."""
+    missing = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
+    if missing:
+        return f"missing {', '.join(missing)}; reinstall {PACKAGE}"
+    if (sys.platform == "darwin" and platform.machine() == "arm64") or os.environ.get(CPU_VARIABLE):
+        return None
+    return (
+        f"qwen3-tts needs macOS on Apple silicon, where MLX runs it on the GPU (this is "
+        f"{sys.platform} on {platform.machine()}); choose another engine, or set "
+        f"{CPU_VARIABLE}=1 to run it on MLX's CPU backend, far slower than speech"
+    )
+
+
+def ready_offline(options: VoiceOptions) -> bool:
+    """Whether every model this voice needs is in the hub cache already."""
+    from assist.voice.qwen3.designed import DESIGNED, VOICE_FILE
+    from assist.voice.qwen3.engine import default_cache_root
+    from assist.voice.qwen3.hub import is_cached
+    from assist.voice.qwen3.keys import CLONE_MODEL, DESIGN_MODEL, PRESET_MODEL, design_key
+
+    if options.reference:
+        return is_cached(CLONE_MODEL)
+    if options.description:
+        root = Path(options.cache_root) if options.cache_root else default_cache_root()
+        designed = root / DESIGNED / design_key(options.description, options.cue) / VOICE_FILE
+        return is_cached(CLONE_MODEL) and (designed.is_file() or is_cached(DESIGN_MODEL))
+    return is_cached(PRESET_MODEL)
+
+
+@hookimpl
+def assist_voice_engines(register: Callable[[EngineSpec], None]) -> None:
+    register(
+        EngineSpec(
+            name=NAME,
+            package=PACKAGE,
+            build=build,
+            needs=NEEDS,
+            memory_mb=MEMORY_MB,
+            check=check,
+            ready_offline=ready_offline,
+        )
+    )
