@@ -42,7 +42,7 @@ class ProtocolStreams:
     """The private protocol descriptors; fd 0 and 1 are diverted while they are held."""
 
     def __init__(self, stdin_fd: int = 0, stdout_fd: int = 1) -> None:
-        self.input: BinaryIO = os.fdopen(_private_copy(stdin_fd), "rb", buffering=0)
+        self.input: BinaryIO = os.fdopen(_private_copy(stdin_fd), "rb")
         self.output_fd = _private_copy(stdout_fd)
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, stdin_fd)
