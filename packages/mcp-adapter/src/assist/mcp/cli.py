@@ -82,9 +82,28 @@ def config_command(argv: list[str]) -> int:
     return run(argv)
 
 
+def replay_command(argv: list[str]) -> int:
+    """`assist replay MEETING --into ROOT ...`: play a scripted meeting into a session folder."""
+    from assist.mcp.replay import replay_command as run
+
+    return run(argv)
+
+
+def demo_command(argv: list[str]) -> int:
+    """`assist demo ...`: the sample meeting end to end with a stand-in agent."""
+    from assist.mcp.demo.command import demo_command as run
+
+    return run(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
-    direct = {"mcp": mcp_command, "config": config_command}
+    direct = {
+        "mcp": mcp_command,
+        "config": config_command,
+        "replay": replay_command,
+        "demo": demo_command,
+    }
     if arguments and arguments[0] in direct:
         return direct[arguments[0]](arguments[1:])
     parser = argparse.ArgumentParser(prog="assist", description=__doc__.splitlines()[0])
@@ -92,6 +111,8 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("engines", help="list voice engines").set_defaults(run=engines_command)
     commands.add_parser("mcp", help="serve the MCP tools on stdio: " + MCP_USAGE[7:])
     commands.add_parser("config", help="show the settings, or set one: assist config KEY VALUE")
+    commands.add_parser("replay", help="play a scripted meeting into a session folder")
+    commands.add_parser("demo", help="the sample meeting end to end, with a stand-in agent")
     args = parser.parse_args(arguments)
     return int(args.run(args))
 
