@@ -215,6 +215,22 @@ async def test_the_gate_catches_up_from_the_log_skipping_lines_it_cannot_read(
         await stop(server)
 
 
+async def test_watching_a_newer_recording_leaves_the_meeting_held_before(
+    server: ClientSession, place: Place, meeting: LiveMeeting
+) -> None:
+    await watch(server)
+    newer = LiveMeeting(place, meeting.id.replace("-meeting", "-newer"))
+    try:
+        joined = await watch(server)
+        assert joined["watching"] == newer.id
+        assert meeting.event_names() == ["joined", "left"]
+        assert meeting.events()[-1]["why"] == "another meeting is being watched instead"
+        assert newer.event_names() == ["joined"]
+    finally:
+        await stop(server)
+        newer.end()
+
+
 async def test_watch_meeting_refuses_when_the_transcript_cannot_be_read(
     server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:
