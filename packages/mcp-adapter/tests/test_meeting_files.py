@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 
 import pytest
@@ -49,11 +50,9 @@ def test_the_long_meeting_lasts_at_least_thirty_minutes_on_both_tracks() -> None
 
 def test_in_the_overlap_meeting_people_talk_over_each_other_across_tracks() -> None:
     lines = [script.line for script in load_meeting("overlap").lines]
-    overlaps = [
-        (a, b) for a, b in zip(lines, lines[1:], strict=False) if b.start_ms < a.end_ms
-    ]
+    overlaps = [(a, b) for a, b in itertools.pairwise(lines) if b.start_ms < a.end_ms]
     assert any(a.track != b.track for a, b in overlaps)
-    assert any(b.start_ms < a.start_ms for a, b in zip(lines, lines[1:], strict=False)), (
+    assert any(b.start_ms < a.start_ms for a, b in itertools.pairwise(lines)), (
         "some line starts before the one published above it"
     )
 

@@ -50,6 +50,9 @@ ECHO_TAIL_S = 20.0
 """With --echo, the recording runs on past the meeting's end (at most this long) until every
 line the assistant began has come back, as a recorder left running a little longer would
 hear it; otherwise a remark near the end would never be fed back."""
+ECHO_HEARD_S = 1.0
+"""After an echo written past the end, the recording runs on this long so a reader polling
+every 0.5 s reads it before the session ends."""
 ECHO_CONFIDENCE = 0.8
 """Recognition confidence written on echo lines (any value will do; readers ignore it)."""
 SESSION_MODEL = "assist replay"
@@ -85,6 +88,7 @@ class Replay:
         self.echoes_written = 0
         self._raw: int | None = None
         self._start_wall = 0.0
+        self._last_echo = 0.0
 
     def run(self) -> Path:
         """Replay the whole meeting (or until `stop` is set); returns the session folder."""
@@ -184,13 +188,20 @@ class Replay:
                 next_poll = now + FEEDER_POLL_S
                 for echo in feeder.poll(time.time()):
                     self._append_echo(echo)
-            if now >= end and not pending and not _echoes_to_come(feeder, now - end):
+            if now >= end and not pending and not self._echoes_to_come(feeder, now, end):
                 return
             wake = [ticker.next_at]
             wake += [next_poll] if feeder is not None else []
             wake += [end] if now < end else []
             wake += [due[pending[0]]] if pending else []
             self.stop.wait(max(0.0, min(wake) - time.monotonic()))
+
+    def _echoes_to_come(self, feeder: EchoFeeder | None, now: float, end: float) -> bool:
+        """Whether to keep recording past the end: a line has not come back yet, or came back
+        so late that a reader polling the transcript may not have seen it."""
+        if feeder is None or now >= end + ECHO_TAIL_S:
+            return False
+        return feeder.waiting() > 0 or now < self._last_echo + ECHO_HEARD_S
 
     def _append(self, line: RawLine, *, echo: bool = False) -> None:
         assert self._raw is not None
@@ -210,6 +221,7 @@ class Replay:
             confidence=ECHO_CONFIDENCE,
         )
         self._append(line, echo=True)
+        self._last_echo = time.monotonic()
         self.report(
             {
                 "event": "echo",
@@ -225,11 +237,6 @@ class Replay:
     def _track_ms(self, wall: float) -> int:
         """A wall-clock time on the tracks' clock: meeting milliseconds since the start."""
         return max(0, round((wall - self._start_wall) * self.speed * 1000))
-
-
-def _echoes_to_come(feeder: EchoFeeder | None, overtime: float) -> bool:
-    """Whether to keep recording past the end for lines that have not come back yet."""
-    return feeder is not None and feeder.waiting() > 0 and overtime < ECHO_TAIL_S
 
 
 class _Ticker:

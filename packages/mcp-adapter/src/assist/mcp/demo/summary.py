@@ -11,8 +11,9 @@ Times are wall-clock seconds, measured, never scaled by `--speed`:
   name was written to `raw.jsonl` to the first sound of the remark that followed it (the
   `speaking` event's time plus the voice's `first_audio_ms`);
 - echoes: how many the feeder wrote back, how many of those the echo rule can recognise
-  (a recogniser's errors may hide one), and, for the stand-in, how many the server left out
-  and how many reached the agent;
+  (a recogniser's errors may hide one), and, for the stand-in, how many reached the agent,
+  how many never did (left out), and the server's own `left_out_as_your_own_voice` total
+  (a `status` of `ended` carries no count, so an echo in the last stretch is not in it);
 - answer after the room paused: for the first remark after the question put to the room, from
   the moment the last line before that remark was written (the room has been quiet since) to
   its first sound.
@@ -151,6 +152,7 @@ def build_summary(
         "echoes_recognisable": sum(1 for event in echoes if recognisable(event)),
         "echoes_left_out": None,
         "echoes_seen_by_agent": None,
+        "echoes_counted_by_server": None,
         "agent_turns": None,
         "audio_files_written": len(audio_files),
         "audio_files": [path.name for path in audio_files],
@@ -161,13 +163,15 @@ def build_summary(
     }
     if record is not None:
         echo_texts = {event["line"]["text"].strip() for event in echoes}
-        summary["echoes_left_out"] = sum(batch.left_out for batch in record.batches)
-        summary["echoes_seen_by_agent"] = sum(
+        seen = sum(
             1
             for batch in record.batches
             for line in batch.lines
             if spoken_text(line).strip() in echo_texts
         )
+        summary["echoes_seen_by_agent"] = seen
+        summary["echoes_left_out"] = len(echoes) - seen
+        summary["echoes_counted_by_server"] = sum(batch.left_out for batch in record.batches)
         summary["agent_turns"] = record.turns
         summary["agent_batches"] = len(record.batches)
         summary["agent_refusals"] = list(record.refusals)
