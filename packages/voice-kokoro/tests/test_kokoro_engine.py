@@ -14,9 +14,6 @@ from assist.core.engines import GROUP, Engine, EngineRegistry, VoiceOptions
 from assist.core.testing import (
     EngineConformance,
     record,
-    transcribe_wav,
-    word_error_rate,
-    write_wav,
 )
 from assist.core.tones import TONES
 from assist.voice.kokoro.assets import MODEL, VOICES, local_files
@@ -30,7 +27,13 @@ from assist.voice.kokoro.espeak_data import espeak_data
 from assist.voice.kokoro.plugin import build, ready_offline
 
 REPLY = "The budget was approved this morning. We can start hiring next week."
-"""Two sentences of plain meeting talk that pocketsphinx's default model reads back well."""
+"""Two sentences of plain meeting talk."""
+SPOKEN_REPLY = (
+    "The budget for the new project was approved this morning. "
+    "We can start hiring the first engineers next week."
+)
+"""Two sentences that pocketsphinx's default model reads back well; 19 words, so one word
+misheard is 0.05 of the rate."""
 MAX_WORD_ERROR_RATE = 0.25
 """jm_kumo is a Japanese voice reading English: good, but with an accent."""
 
@@ -38,23 +41,14 @@ MAX_WORD_ERROR_RATE = 0.25
 class TestKokoroConformance(EngineConformance):
     engine_name = "kokoro"
     max_word_error_rate = MAX_WORD_ERROR_RATE
+    intelligibility_text = SPOKEN_REPLY
+    """The spoken-words check: the kit writes this two-sentence reply as a WAV, transcribes
+    it with pocketsphinx at 16 kHz and holds the word error rate to the maximum above."""
 
     @pytest.fixture(scope="class")
     @classmethod
     def engine(cls, kokoro_engine: KokoroEngine) -> Engine:
         return kokoro_engine
-
-
-def test_a_two_sentence_reply_comes_back_through_a_recogniser(
-    kokoro_engine: KokoroEngine, tmp_path: Path
-) -> None:
-    recording = record(kokoro_engine, REPLY)
-    path = tmp_path / "reply.wav"
-    write_wav(path, recording.audio(), kokoro_engine.sample_rate)
-    heard = transcribe_wav(path)
-    assert word_error_rate(REPLY, heard) <= MAX_WORD_ERROR_RATE, heard
-    assert len(recording.chunks) == 2, "one chunk per sentence"
-    assert kokoro_engine.sample_rate == 24000
 
 
 def silent_tail(chunk: np.ndarray, rate: int) -> float:
