@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 word = st.text(st.characters(categories=["Lu", "Ll", "Nd"]), min_size=1, max_size=12)
-names = st.lists(word, min_size=1, max_size=11).map(" ".join)
+names = st.lists(word, min_size=1, max_size=5).map(" ".join)
 
 
 def test_the_notice_names_the_assistant_and_says_it_listens_and_may_talk() -> None:
@@ -35,7 +35,7 @@ def test_the_notice_is_fixed_text_with_the_name_put_in() -> None:
 
 
 @given(names)
-def test_the_notice_has_12_to_25_words_for_names_of_up_to_11_words(name: str) -> None:
+def test_the_notice_has_12_to_25_words_for_names_of_up_to_5_words(name: str) -> None:
     assert 12 <= len(tokens(notice_text(name))) <= 25
     assert says_name(notice_text(name), name)
 
@@ -48,7 +48,9 @@ def test_a_name_without_any_words_still_leaves_a_notice_of_12_words(name: str) -
 def test_a_short_question_to_the_assistant_after_the_notice_is_not_taken_for_its_echo() -> None:
     notice = notice_text("Claude")
     assert not is_echo(notice, ["Claude, can you hear us?"])
-    assert is_echo(notice, ["hello this is claude an ai assistant listening to this meeting"])
+    assert not is_echo(notice, ["Hello Claude, is this meeting being recorded by an AI assistant?"])
+    heard_back = "hello everyone this is claude an ai assistant i am listening to this meeting"
+    assert is_echo(notice, [heard_back])
 
 
 def test_a_watch_goes_from_none_through_announcing_to_watching_and_left() -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import anyio
 import pytest
+from assist.core.consent import notice_text
 from mcp.client.session import ClientSession
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -36,7 +37,7 @@ pytestmark = pytest.mark.anyio
 
 SCALE = 0.2
 SETTLE_S = 3.0 * SCALE
-NOTICE = "Hello, this is Claude, an AI assistant listening to this meeting. I may speak up."
+NOTICE = notice_text("Claude")
 _numbers = itertools.count(10)
 
 
@@ -369,7 +370,7 @@ async def test_the_assistants_own_voice_is_left_out_and_counted(
         said = "The invoice went out on Friday, so you can close it."
         value_of(await server.call_tool("speak", {"text": said, "emotion": "excited"}))
         meeting.say("the invoice went out on friday")
-        meeting.say("Hello, this is Claude, an AI assistant listening to this meeting.")
+        meeting.say(NOTICE)
         meeting.say("Claude, can you hear us?")
         meeting.say("Did the invoice go out or not?")
         batch = await wait(server)

@@ -22,9 +22,13 @@ from collections.abc import Mapping
 
 import attrs
 
-NOTICE = "Hello, this is {name}, an AI assistant listening to this meeting. I may speak up."
-"""The consent notice. 14 words besides the name, so with a name of up to 11 words it keeps to
-12..25 words: enough for the reverse echo test (6.3), short enough to say in a few seconds."""
+NOTICE = (
+    "Hello everyone, this is {name}, an AI assistant. "
+    "I am listening to this meeting and may speak up when it helps."
+)
+"""The consent notice. 20 words besides the name, so with a name of up to 5 words it keeps to
+12..25 words. Long and varied enough that the reverse echo test (6.3) needs 13 of its words in a
+line: its real echo has them, a short question back to the assistant by name does not."""
 
 
 def notice_text(name: str) -> str:
