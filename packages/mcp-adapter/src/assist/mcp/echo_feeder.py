@@ -173,17 +173,17 @@ class EchoFeeder:
         elif name == "speaking" and isinstance(text, str):
             self._spoken.append(_Spoken("remark", text, at, utterance=event.get("utterance")))
         elif name in ("spoke", "error") and isinstance(text, str):
-            spoken = self._open_remark(event.get("utterance"), text)
-            if spoken is None:  # a log without `speaking` events (Ambient's)
-                spoken = _Spoken("remark", text, at)
-                self._spoken.append(spoken)
+            closed = self._open_remark(event.get("utterance"), text)
+            if closed is None:  # a log without `speaking` events (Ambient's)
+                closed = _Spoken("remark", text, at)
+                self._spoken.append(closed)
             if name == "error":
-                spoken.dropped = True  # the voice broke down: nothing reached the room
+                closed.dropped = True  # the voice broke down: nothing reached the room
                 return
-            spoken.ended = at
+            closed.ended = at
             audio_s = event.get("audio_s")
             if isinstance(audio_s, int | float) and not isinstance(audio_s, bool):
-                spoken.audio_s = spoken.audio_s or float(audio_s)
+                closed.audio_s = closed.audio_s or float(audio_s)
 
     def _open_remark(self, utterance: object, text: str) -> _Spoken | None:
         for spoken in reversed(self._spoken):

@@ -13,7 +13,9 @@ speak, on the batches `wait_for_transcript` returns:
   until the pause is over; a question by name is let go, as the moment has passed).
 
 The fact sheet stands for what a real assistant would know from its context. Answers are
-written to be heard: numbers in words, one or two short sentences.
+written to be heard: numbers in words, one or two short sentences, in plain words that a
+small recogniser hears back well (so the demo's recognised echoes stay recognisable: with
+piper and pocketsphinx, 80% or more of each answer's words come back).
 """
 
 from __future__ import annotations
@@ -74,8 +76,8 @@ FACT_SHEET: tuple[Fact, ...] = (
     Fact(
         topic="the status code for a client over the limit",
         asked_by=("429", "503"),
-        answer="It's four twenty nine, too many requests, with a retry after header. "
-        "Five oh three would mean the service itself is down.",
+        answer="The gateway answers with four twenty nine, too many requests, and says when "
+        "to try again. Five oh three only means the service is down.",
         settled_by=("429", "four twenty nine"),
     ),
 )

@@ -76,16 +76,16 @@ def remarks_from_log(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
             remarks.append(remark)
             by_id[str(event.get("utterance"))] = remark
         elif name in ("spoke", "error") and event.get("stage", "voice") == "voice":
-            remark = by_id.get(str(event.get("utterance")))
-            if remark is None:
+            closed = by_id.get(str(event.get("utterance")))
+            if closed is None:
                 continue
-            remark["ended"] = event["_at"]
+            closed["ended"] = event["_at"]
             if name == "spoke":
-                remark["played"] = True
-                remark["audio_s"] = event.get("audio_s")
+                closed["played"] = True
+                closed["audio_s"] = event.get("audio_s")
                 first = event.get("first_audio_ms")
-                remark["first_sound"] = (
-                    remark["started"] + first / 1000 if isinstance(first, int) else event["_at"]
+                closed["first_sound"] = (
+                    closed["started"] + first / 1000 if isinstance(first, int) else event["_at"]
                 )
     return remarks
 
