@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 import wave
 from pathlib import Path
 from typing import Any
@@ -132,3 +133,38 @@ def test_the_meeting_ended_the_watch_and_every_process_was_measured(
     assert asr_run["agent_turns"] >= 4  # watch, a wait, a speak, the wait that ends
     assert set(asr_run["peak_rss_mb"]) >= {"server", "helper", "replay"}
     assert "the recording stops" in asr_run["stderr"]
+
+
+FAKES = Path(__file__).parent / "demo_fakes"
+
+
+def test_an_external_agent_gets_an_mcp_config_and_is_judged_from_the_files(
+    tmp_path: Path,
+) -> None:
+    agent = f"{sys.executable} {FAKES / 'watching_agent.py'} {{mcp_config}}"
+    run = run_demo(tmp_path, "--agent", agent, "--echo", "exact", speed=20)
+    assert run["agent"] == agent
+    assert "agent: watched quietly through" in run["stderr"]
+    assert run["notice_spoken"] and run["notice_first"]
+    assert run["remarks_made"] == 0 and run["named_question_answered"] is False
+    assert run["silent_through_small_talk"] is True
+    assert run["echoes_fed"] == 1, "the notice came back through the room"
+    assert run["agent_turns"] is None and run["echoes_seen_by_agent"] is None
+    config = json.loads((tmp_path / "mcp.json").read_text())["mcpServers"]["assist"]
+    assert config["env"]["ASSIST_CONFIG"] == str(tmp_path / "config" / "config.json")
+    assert config["args"][-4:] == ["mcp", "--save-audio", str(tmp_path / "audio"), "--no-play"]
+
+
+def test_an_external_agent_that_never_joins_fails_the_demo_at_once(tmp_path: Path) -> None:
+    agent = f"{sys.executable} -c 'print(\"no thanks\")'"
+    started = time.monotonic()
+    done = subprocess.run(
+        [*DEMO, "--json", "--no-play", "--workdir", str(tmp_path), "--agent", agent],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert "agent: no thanks" in done.stderr
+    assert "without joining the meeting" in done.stderr
+    assert time.monotonic() - started < 30, "the replay was stopped, not left to wait"

@@ -19,6 +19,20 @@ Settings that differ from the defaults, and why:
   the agent sees the meeting in the same batches as at speed 1. The voice is not sped up.
 
 Everything else (the 10-remark cap, the echo window) is the default.
+
+A real agent, for example Claude Code (the reference's run used Haiku):
+
+    assist demo --agent 'claude -p "/mcp__assist__watch" --model haiku
+        --mcp-config {mcp_config} --strict-mcp-config --allowedTools mcp__assist'
+
+The demo writes `mcp.json` in its work folder, registering `assist mcp` (with `--save-audio`
+and, unless `--play`, `--no-play`) under the name `assist`, with the demo's config and
+sessions root in its environment, and puts that file's path where `{mcp_config}` stands (and
+in `ASSIST_DEMO_MCP_CONFIG`). `/mcp__assist__watch` runs the server's own `watch` prompt;
+`--strict-mcp-config` keeps the user's other servers out; `--allowedTools mcp__assist` lets
+it call the watching tools without asking. The agent starts once the session is live, and the
+meeting begins once it has joined and said the notice. The demo sees only the files then, so
+the summary has no agent turns and no server echo count; everything else is measured alike.
 """
 
 from __future__ import annotations
@@ -176,6 +190,7 @@ async def run_demo(plan: Plan, live: LiveOutput) -> dict[str, Any]:
     finished = anyio.Event()
     peaks = PeakMemory()
     record: AgentRecord | None = None
+    failure: str | None = None
     session_dir: list[Path] = []
     deadline = plan.meeting.duration_ms / 1000 / plan.speed + RUN_SLACK_S
 
@@ -216,11 +231,19 @@ async def run_demo(plan: Plan, live: LiveOutput) -> dict[str, Any]:
                         await session_ready.wait()
                     if plan.agent is None:
                         server = server_parameters(plan.server_command(), environment)
-                        record = await run_stand_in(server, NAME, live, server_log)
-                        if record.status != "ended":
+                        try:
+                            record = await run_stand_in(server, NAME, live, server_log)
+                        except Exception as error:  # the server died or broke the protocol
+                            failure = (
+                                f"the stand-in agent lost assist mcp ({type(error).__name__}: "
+                                f"{error}); see {plan.workdir / 'server.log'}"
+                            )
+                        if record is None or record.status != "ended":
                             _stop(replay)
                     else:
-                        await run_external(plan, environment, live, session_dir[0], replay)
+                        failure = await run_external(
+                            plan, environment, live, session_dir[0], replay
+                        )
                     await replay.wait()
                     finished.set()
         except TimeoutError:
@@ -236,6 +259,8 @@ async def run_demo(plan: Plan, live: LiveOutput) -> dict[str, Any]:
                     await replay.wait()
     if not session_dir:
         raise DemoFailed(f"the replay did not start; see {plan.workdir / 'replay.log'}")
+    if failure is not None:
+        raise DemoFailed(failure)
     if record is not None and record.status == "refused" and not read_log(session_dir[0]):
         raise DemoFailed(
             f"the agent could not join the meeting ({record.refusals[-1]}); "
@@ -254,8 +279,9 @@ async def run_demo(plan: Plan, live: LiveOutput) -> dict[str, Any]:
 
 async def run_external(
     plan: Plan, environment: dict[str, str], live: LiveOutput, session: Path, replay: Process
-) -> None:
-    """Run `--agent CMD` with an MCP config for `assist mcp`; show what it says and does."""
+) -> str | None:
+    """Run `--agent CMD` with an MCP config for `assist mcp`; show what it says and does.
+    Returns why the run failed, or None."""
     mcp_config = plan.workdir / "mcp.json"
     server = plan.server_command()
     mcp_config.write_text(
@@ -306,9 +332,25 @@ async def run_external(
             shown = len(remarks)
             await anyio.sleep(0.25)
 
+    one_ended = anyio.Event()
+
+    async def wait_for(process: Process) -> None:
+        await process.wait()
+        one_ended.set()
+
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(show_output)
         tasks.start_soon(show_remarks)
+        tasks.start_soon(wait_for, agent)
+        tasks.start_soon(wait_for, replay)
+        await one_ended.wait()
+        if agent.returncode is not None and not _joined(session):
+            _stop(replay)
+            tasks.cancel_scope.cancel()
+            return (
+                f"the agent exited (status {agent.returncode}) without joining the meeting; "
+                "its output is above"
+            )
         await replay.wait()
         with anyio.move_on_after(AGENT_GRACE_S):
             await agent.wait()
@@ -317,6 +359,11 @@ async def run_external(
             _stop(agent)
             await agent.wait()
         tasks.cancel_scope.cancel()
+    return None
+
+
+def _joined(session: Path) -> bool:
+    return any(event.get("event") == "joined" for event in read_log(session))
 
 
 def _stop(process: Process) -> None:
