@@ -121,6 +121,30 @@ def test_giving_up_says_how_many_helper_failures_led_to_it() -> None:
     assert "rest of this watch" in text
 
 
+def test_a_shutting_down_server_says_to_start_it_again_then_watch() -> None:
+    text = refusals.shutting_down()
+    assert "shutting down" in text and "watch_meeting" in text
+
+
+def test_an_unwritable_lock_folder_is_named_as_such_not_as_a_busy_floor() -> None:
+    text = refusals.floor_unavailable("[Errno 13] Permission denied")
+    assert "was not spoken" in text and "Permission denied" in text
+    assert "must be writable" in text and "floor" not in text
+    reason = refusals.notice_floor_unavailable("[Errno 30] Read-only file system")
+    assert "Read-only file system" in reason and "must be writable" in reason
+
+
+def test_a_notice_that_could_not_take_the_floor_names_the_wait_and_the_holder() -> None:
+    text = refusals.notice_floor_busy("talk", 4242, 5.0)
+    assert "5 s" in text and "pid 4242" in text and "ambient talk" in text
+
+
+def test_a_tool_failing_unexpectedly_names_the_tool_and_the_error() -> None:
+    text = refusals.unexpected_failure("speak", "KeyError: 'x'")
+    assert text.startswith("speak failed unexpectedly (KeyError: 'x')")
+    assert "stderr" in text and "tell the user" in text
+
+
 def test_every_text_function_says_something() -> None:
     facts = {
         "ambient_config": True,
@@ -136,6 +160,8 @@ def test_every_text_function_says_something() -> None:
         "hold_text": "h",
         "chain": ["c"],
         "failures": 3,
+        "tool": "speak",
+        "wait_s": 5.0,
     }
     functions = [f for _, f in inspect.getmembers(refusals, inspect.isfunction)]
     public = [f for f in functions if f.__module__ == refusals.__name__ and f.__name__[0] != "_"]

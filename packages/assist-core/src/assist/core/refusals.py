@@ -74,6 +74,14 @@ def transcript_unreadable(session_id: str, error: str) -> str:
     )
 
 
+def shutting_down() -> str:
+    """watch_meeting after EOF or a signal: the server is on its way out."""
+    return (
+        "The server is shutting down, so no watch can start. "
+        "Start the server again, then call watch_meeting."
+    )
+
+
 def notice_failed(reason: str) -> str:
     """The consent notice could not be said, so nobody is being watched."""
     return (
@@ -86,6 +94,29 @@ def notice_failed(reason: str) -> str:
 def no_voice_engine(packages: Sequence[str]) -> str:
     """Why the notice cannot be said when no engine is available (a `notice_failed` reason)."""
     return "no voice engine is available; install one of " + ", ".join(packages)
+
+
+def voice_not_set_up(error: str) -> str:
+    """Why the notice cannot be said when the watch's voice could not even be built."""
+    return f"the voice could not be set up: {error}"
+
+
+def notice_floor_busy(who: str | None, pid: int | None, wait_s: float) -> str:
+    """Why the notice cannot be said when another voice kept `speaking.lock` for the wait."""
+    return f"another voice kept the floor for {wait_s:g} s ({holder(who, pid)})"
+
+
+def notice_floor_unavailable(error: str) -> str:
+    """Why the notice cannot be said when the lock file itself cannot be written."""
+    return (
+        f"the speaking lock could not be taken ({error}); "
+        "the folder of the config file must be writable"
+    )
+
+
+def stopped_during_notice() -> str:
+    """Why a watch did not start: stop_watching or a shutdown came while the notice played."""
+    return "the watch was stopped before the notice had been said"
 
 
 def holder(who: str | None, pid: int | None) -> str:
@@ -177,6 +208,14 @@ def lock_busy(who: str | None, pid: int | None) -> str:
     )
 
 
+def floor_unavailable(error: str) -> str:
+    """speak step 7 when the lock file itself cannot be written (not a busy floor)."""
+    return (
+        f"The line was not spoken: the speaking lock could not be taken ({error}). "
+        "Tell the user that the folder of the config file must be writable."
+    )
+
+
 def voice_failed(chain: str | Sequence[str]) -> str:
     """speak step 11: the voice broke down; `chain` is the error chain, outermost first."""
     errors = chain if isinstance(chain, str) else ": ".join(chain)
@@ -201,6 +240,25 @@ def gave_up(failures: int) -> str:
 def nothing_to_stop() -> str:
     """The note of a stop_watching with nothing watched."""
     return "There was no watch to stop: no meeting is being watched."
+
+
+# Any tool
+
+
+def unexpected_failure(tool: str, error: str) -> str:
+    """A watching tool failed in a way no rule foresaw; `error` names the exception."""
+    return (
+        f"{tool} failed unexpectedly ({error}); the details are on the server's stderr. "
+        "Try the call again; if it fails again, tell the user."
+    )
+
+
+def sessions_unreadable(error: str) -> str:
+    """A session tool could not read the sessions folder at all."""
+    return (
+        f"The sessions folder could not be read ({error}). "
+        "Check that it exists and is readable, then try again."
+    )
 
 
 # Tool and property descriptions (3.3 to 3.7), in tools/list order.

@@ -31,6 +31,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from assist.core import refusals
 from assist.core.batcher import DEFAULT_PACING, Pacing
 from assist.core.settings import VoiceSettings
 from assist.mcp import tools, wire
@@ -79,14 +80,6 @@ def pacing(environ: Mapping[str, str]) -> Pacing:
     )
 
 
-def unexpected_failure(tool: str, error: Exception) -> str:
-    """The refusal for a watching tool that failed in a way no rule foresaw."""
-    return (
-        f"{tool} failed unexpectedly ({type(error).__name__}: {error}); the details are on the "
-        "server's stderr. Try the call again; if it fails again, tell the user."
-    )
-
-
 def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
     """The SDK server with our tools, prompt and handlers."""
     watching = {
@@ -117,7 +110,8 @@ def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
             return await handler(arguments)
         except Exception as error:  # a bug or an unforeseen OS error: the agent hears of it
             note(f"{params.name} failed unexpectedly:\n{traceback.format_exc().rstrip()}")
-            return tools.refusal(unexpected_failure(params.name, error))
+            described = f"{type(error).__name__}: {error}"
+            return tools.refusal(refusals.unexpected_failure(params.name, described))
 
     async def list_prompts(
         _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None

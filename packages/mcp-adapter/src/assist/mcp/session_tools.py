@@ -16,6 +16,7 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from assist.core import refusals
 from assist.mcp import tools, wire
 from assist.mcp.sessions import SessionRefusal, SessionStore
 
@@ -50,10 +51,7 @@ class SessionTools:
         except SessionRefusal as refusal:
             return tools.refusal(str(refusal))
         except OSError as error:
-            return tools.refusal(
-                f"The sessions folder could not be read ({error}). "
-                "Check that it exists and is readable, then try again."
-            )
+            return tools.refusal(refusals.sessions_unreadable(str(error)))
 
 
 def transcript_arguments(arguments: dict[str, Any]) -> tuple[str, int, bool]:

@@ -63,10 +63,6 @@ LOOKS_PER_POLL = 10
 """Between polls a wait looks at the size of `raw.jsonl` this many times per poll interval and
 polls at once when it grew, so a line that names the assistant comes back in tens of
 milliseconds instead of up to half a second later. A poll is still a whole poll (4.2)."""
-SHUTTING_DOWN = (
-    "The server is shutting down, so no watch can start. "
-    "Start the server again, then call watch_meeting."
-)
 
 VoiceFactory = Callable[[VoiceSettings], Voice]
 
@@ -161,9 +157,10 @@ class Watcher:
             with anyio.CancelScope(shield=True):
                 self._calls += 1
                 try:
-                    return await self._watch(arguments)
+                    answer = await self._watch(arguments)
                 finally:
                     self._call_ended()
+        return answer
 
     async def wait_for_transcript(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """3.5: wait for new speech and hand it over as a batch (4.2)."""
@@ -193,16 +190,16 @@ class Watcher:
             return refusal(checked.text)
         async with self._watching_call():
             with anyio.CancelScope(shield=True):
-                return await self._speak(checked)
+                answer = await self._speak(checked)
+        return answer
 
     async def stop_watching(self, _arguments: dict[str, Any]) -> types.CallToolResult:
         """3.7: end the watch at once; always a success."""
-        with anyio.CancelScope(shield=True):
-            meeting = self._meeting
-            if meeting is None:
-                return result({"stopped_watching": None, "note": refusals.nothing_to_stop()})
-            await self._leave(LeaveReason.AGENT_STOPPED)
-            return result({"stopped_watching": meeting.id, "spoken": meeting.gate.spoken})
+        meeting = self._meeting
+        if meeting is None:
+            return result({"stopped_watching": None, "note": refusals.nothing_to_stop()})
+        await self._leave(LeaveReason.AGENT_STOPPED)  # shielded: a cancel cannot cut it short
+        return result({"stopped_watching": meeting.id, "spoken": meeting.gate.spoken})
 
     async def shutdown(self) -> None:
         """EOF or a signal: no new watch, and the held one is left (reason: shutting down)."""
@@ -224,7 +221,7 @@ class Watcher:
     async def _watch(self, arguments: dict[str, Any]) -> types.CallToolResult:
         settings = await anyio.to_thread.run_sync(self.load_settings)
         if self._closed:
-            return refusal(SHUTTING_DOWN)
+            return refusal(refusals.shutting_down())
         if not settings.assistant.enabled:
             await self._leave(LeaveReason.OFF_AT_WATCH)
             return refusal(refusals.off_refusal(self._config.ambient))
@@ -295,8 +292,7 @@ class Watcher:
         await self._append(meeting, meeting_log.joined(_now(), self._pid, meeting.notice))
         failure = await self._say_notice(meeting, settings.voice)
         if failure is None and self._meeting is not meeting:
-            failure = "the watch was stopped before the notice had been said"
-            return meeting, failure
+            return meeting, refusals.stopped_during_notice()
         if failure is not None:
             await self._append(meeting, meeting_log.notice_error(_now(), self._pid, failure))
             await self._leave(LeaveReason.NOTICE_FAILED)
@@ -309,13 +305,13 @@ class Watcher:
         try:
             meeting.voice = self._voice_factory(voice_settings)
         except Exception as error:
-            return f"the voice could not be set up: {error}"
+            return refusals.voice_not_set_up(str(error))
         try:
             await anyio.to_thread.run_sync(self._floor.acquire, "assistant", LOCK_WAIT_S)
         except LockBusy as busy:
-            return f"another voice kept the floor for {LOCK_WAIT_S:g} s ({_holder(busy)})"
+            return refusals.notice_floor_busy(busy.who, busy.pid, LOCK_WAIT_S)
         except OSError as error:
-            return f"the speaking lock could not be taken ({error})"
+            return refusals.notice_floor_unavailable(str(error))
         try:
             await self._set_state(meeting, "speaking")
             meeting.line_done = anyio.Event()
@@ -444,7 +440,7 @@ class Watcher:
             except LockBusy as busy:
                 return refusal(refusals.lock_busy(busy.who, busy.pid))
             except OSError as error:
-                return refusal(floor_unavailable(error))
+                return refusal(refusals.floor_unavailable(str(error)))
             try:
                 if self._watched() is not meeting:
                     return refusal(refusals.not_watching())
@@ -625,14 +621,6 @@ class Watcher:
         await anyio.to_thread.run_sync(meeting.log.append, event)
 
 
-def floor_unavailable(error: OSError) -> str:
-    """speak step 7 when the lock file itself cannot be written (not a busy floor)."""
-    return (
-        f"The line was not spoken: the speaking lock could not be taken ({error}). "
-        "Tell the user that the folder of the config file must be writable."
-    )
-
-
 def _now() -> datetime:
     """Local time with offset, as every log event's `at` is written (5.2)."""
     return datetime.now().astimezone()
@@ -643,7 +631,3 @@ def _size(path: Path) -> int:
         return path.stat().st_size
     except OSError:
         return -1
-
-
-def _holder(busy: LockBusy) -> str:
-    return refusals.holder(busy.who, busy.pid)
