@@ -452,6 +452,28 @@ async def test_a_wait_ends_with_the_recording_and_hands_over_what_it_had(
     assert "watch_meeting" in again
 
 
+async def test_a_wait_ends_when_a_newer_recording_becomes_the_live_one(
+    server: ClientSession, place: Place, meeting: LiveMeeting
+) -> None:
+    await watch(server)
+    newer: list[LiveMeeting] = []
+
+    async def next_recording() -> None:
+        await anyio.sleep(0.3)
+        newer.append(LiveMeeting(place, meeting.id.replace("-meeting", "-next")))
+
+    try:
+        async with anyio.create_task_group() as group:
+            group.start_soon(next_recording)
+            batch = await wait(server, 30)
+        assert batch["status"] == "ended"
+        assert meeting.events()[-1]["why"] == "the recording ended"
+        assert newer[0].events() == []
+    finally:
+        for recording in newer:
+            recording.end()
+
+
 async def test_switching_the_assistant_off_ends_a_wait_within_half_a_second(
     server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:

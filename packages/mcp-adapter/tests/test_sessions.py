@@ -148,6 +148,42 @@ def test_the_live_session_is_the_last_live_one_in_id_order(tmp_path: Path) -> No
     assert SessionStore(tmp_path).live_session(now) == "2026-01-02T0900"
 
 
+def test_a_watched_session_stays_the_live_one_until_it_stalls_or_a_newer_one_goes_live(
+    tmp_path: Path,
+) -> None:
+    now = time.time()
+    recording(tmp_path, "2026-01-01T0900", mtime=now)  # an older live one never ends the watch
+    recording(tmp_path, "2026-01-02T0900", mtime=now)
+    recording(tmp_path, "2026-01-03T0900", mtime=now - 30)  # newer, but stalled
+    store = SessionStore(tmp_path)
+    assert store.is_the_live_session("2026-01-02T0900", now)
+    assert not store.is_the_live_session("2026-01-01T0900", now)
+    assert not store.is_the_live_session("2026-01-02T0900", now + 10.0), "stalled for 10 s"
+    recording(tmp_path, "2026-01-04T0900", mtime=now)
+    assert not store.is_the_live_session("2026-01-02T0900", now), "a newer one went live"
+    assert not store.is_the_live_session("2026-01-05T0900", now), "no such folder"
+
+
+def test_a_polls_live_check_looks_only_at_the_watched_session_and_newer_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for day in range(1, 29):
+        for hour in range(9, 19):
+            recording(tmp_path, f"2026-02-{day:02d}T{hour:02d}00")
+    recording(tmp_path, "2026-03-01T0900")
+    ended(tmp_path, "2026-03-02T0900")
+    looked_at: list[str] = []
+    is_live = SessionStore.is_live
+
+    def counting(store: SessionStore, session: str, now_wall: float) -> bool:
+        looked_at.append(session)
+        return is_live(store, session, now_wall)
+
+    monkeypatch.setattr(SessionStore, "is_live", counting)
+    assert SessionStore(tmp_path).is_the_live_session("2026-03-01T0900", time.time())
+    assert sorted(looked_at) == ["2026-03-01T0900", "2026-03-02T0900"]
+
+
 def test_a_symlinked_room_wav_or_audio_folder_never_makes_a_session_live(tmp_path: Path) -> None:
     now = time.time()
     source = recording(tmp_path / "src", "x") / "audio"

@@ -167,6 +167,15 @@ class SessionStore:
         live = [name for name in self._folders() if self.is_live(name, now_wall)]
         return max(live) if live else None
 
+    def is_the_live_session(self, session: str, now_wall: float) -> bool:
+        """Whether `session` is still the live session (1.6): it is live and no session after
+        it in id order is. Only what could beat it is looked at, so a watch's poll costs one
+        listing of the root and a stat or two per newer folder, however many older sessions
+        the root holds."""
+        if not self.is_live(session, now_wall):
+            return False
+        return not any(self.is_live(name, now_wall) for name in self._folders() if name > session)
+
     def is_transcribing(self, session: str) -> bool:
         """A live process's pid (decimal text) is in `transcribing.lock`."""
         try:

@@ -363,7 +363,7 @@ class Watcher:
         settings = self.load_settings()
         if not settings.assistant.enabled:
             return _Off()
-        if self._store.live_session(self._wall()) != meeting.id:
+        if not self._store.is_the_live_session(meeting.id, self._wall()):
             return _Ended()
         try:
             lines, next_line = meeting.reader.read(meeting.cursor)
