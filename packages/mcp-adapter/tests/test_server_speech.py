@@ -20,6 +20,7 @@ from typing import Any
 
 import anyio
 import pytest
+from assist.core.consent import notice_text
 from mcp.client.session import ClientSession
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -86,7 +87,7 @@ async def test_the_notice_is_said_warmly_before_watch_meeting_returns(
     assert time.monotonic() - started >= NOTICE_S
     notice = voice_requests(place)[-1]
     assert notice["op"] == "say" and notice["emotion"] == "warm"
-    assert notice["text"].startswith("Hello, this is Claude")
+    assert notice["text"] == notice_text("Claude")
     await server.call_tool("stop_watching", {})
 
 

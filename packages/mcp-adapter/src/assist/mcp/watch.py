@@ -43,7 +43,7 @@ from assist.core.settings import Settings, VoiceSettings
 from assist.core.speech import Refusal, SpeechOk, check_speech
 from assist.mcp.config import ConfigFile
 from assist.mcp.diagnostics import note
-from assist.mcp.heartbeat import Beat, Heartbeat
+from assist.mcp.heartbeat import BEAT_S, Beat, Heartbeat
 from assist.mcp.lock import LockBusy, SpeakingLock
 from assist.mcp.meeting_log_file import MeetingLogFile
 from assist.mcp.sessions import RAW_FILE, SessionRefusal, SessionStore, TranscriptReader
@@ -123,6 +123,7 @@ class Watcher:
         pacing: Pacing = DEFAULT_PACING,
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
+        beat_s: float = BEAT_S,
     ) -> None:
         self._config = config
         self._config_lock = threading.Lock()
@@ -132,6 +133,7 @@ class Watcher:
         self._pacing = pacing
         self._clock = clock
         self._wall = wall
+        self._beat_s = beat_s
         self._heartbeat = Heartbeat(folder, pid)
         self._floor = SpeakingLock(folder, pid=pid)
         self._meeting: Meeting | None = None
@@ -286,6 +288,7 @@ class Watcher:
             self._heartbeat,
             claim=lambda: (meeting.id, meeting.state),
             activity=lambda: (self._calls > 0, self._last_call_end),
+            interval=self._beat_s,
             clock=self._clock,
         )
         meeting.beat.start()
@@ -442,12 +445,12 @@ class Watcher:
             except OSError as error:
                 return refusal(refusals.floor_unavailable(str(error)))
             try:
-                if self._watched() is not meeting:
-                    return refusal(refusals.not_watching())
                 await self._catch_up(meeting, settings)
                 hold = meeting.gate.may_speak(self._clock())
                 if hold is not None:
                     return refusal(refusals.held(hold.text))
+                if self._watched() is not meeting:  # stopped while this call queued
+                    return refusal(refusals.not_watching())
                 return await self._say_line(meeting, line, settings)
             finally:
                 await anyio.to_thread.run_sync(self._floor.release)
@@ -457,20 +460,26 @@ class Watcher:
     async def _say_line(
         self, meeting: Meeting, line: SpeechOk, settings: Settings
     ) -> types.CallToolResult:
-        """3.6 steps 9-11: log, count, speak (cut off if switched off), log the outcome."""
-        assert meeting.voice is not None
+        """3.6 steps 9-11: log, count, speak (cut off if switched off), log the outcome.
+
+        Called with the meeting watched. Until its first await it only changes memory, so a
+        `stop_watching` arriving later finds the line counted (its `left` says so) and waits
+        for `line_done` before it closes the voice.
+        """
+        voice = meeting.voice
+        assert voice is not None
         utterance = uuid.uuid4().hex
+        meeting.gate.started(self._clock())
+        said = Said(line.text, None)
+        meeting.utterances.append(said)
+        meeting.line_done = anyio.Event()
         await self._set_state(meeting, "speaking")
         await self._append(
             meeting,
             meeting_log.speaking(_now(), self._pid, utterance, line.text, line.emotion),
         )
-        meeting.gate.started(self._clock())
-        said = Said(line.text, None)
-        meeting.utterances.append(said)
-        meeting.line_done = anyio.Event()
         handed_at = time.monotonic()
-        outcome, switched_off = await self._play(meeting, line)
+        outcome, switched_off = await self._play(meeting, voice, line)
         took_ms = round((time.monotonic() - handed_at) * 1000)
         ended = self._clock()
         meeting.gate.ended(ended)
@@ -482,6 +491,9 @@ class Watcher:
             message = ": ".join(outcome.chain)
             event = meeting_log.voice_error(_now(), self._pid, utterance, line.text, message)
             await self._append(meeting, event)
+            if switched_off:
+                await self._leave(LeaveReason.SWITCHED_OFF)
+                return refusal(refusals.off_refusal(self._config.ambient))
             await self._set_state(meeting, "listening")
             return refusal(refusals.voice_failed(outcome.chain))
         event = meeting_log.spoke(
@@ -510,12 +522,14 @@ class Watcher:
         return result(spoken)
 
     async def _play(
-        self, meeting: Meeting, line: SpeechOk
+        self, meeting: Meeting, voice: Voice, line: SpeechOk
     ) -> tuple[SayResult | VoiceFailure, bool]:
         """Speak the line in a worker thread; meanwhile re-read the settings every poll
-        interval and cut the line off if the assistant is switched off (ours, 3.6)."""
-        voice = meeting.voice
-        assert voice is not None
+        interval and cut the line off if the assistant is switched off (ours, 3.6).
+
+        A watch left meanwhile cuts the line off too: `_leave` sends `stop` at once, and the
+        stop is sent again at each look in case it came before the line had reached the
+        helper (a stop for no line in flight is dropped)."""
         done = anyio.Event()
         outcome: list[SayResult | VoiceFailure] = []
 
@@ -533,7 +547,12 @@ class Watcher:
             while not done.is_set():
                 with anyio.move_on_after(self._pacing.poll_s):
                     await done.wait()
-                if done.is_set() or switched_off:
+                if done.is_set():
+                    break
+                if meeting.left.is_set():
+                    voice.stop_line()
+                    continue
+                if switched_off:
                     continue
                 settings = await anyio.to_thread.run_sync(self.load_settings)
                 if not settings.assistant.enabled:

@@ -1,0 +1,452 @@
+"""The watch's step order, in process (behaviour 3.4, 3.6, 3.8, 5.3, 6.3, 7).
+
+The server tests drive a real `assist mcp` and see what an agent sees. These build the
+`Watcher` itself on real files (config, session folder, `assistant.jsonl`, `speaking.lock`,
+`assistant.json`) with a stand-in voice that looks at those files at the moment a line is
+said, so the order of the steps is pinned: what is logged before the voice speaks, who holds
+the floor while it speaks, what the heartbeat says meanwhile, and what is left behind after.
+The heartbeat's lapse runs on a clock the test moves, so 180 s pass in no time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from assist.core import meeting_log
+from assist.core.batcher import Pacing
+from assist.core.consent import LeaveReason, notice_text
+from assist.core.echo import ECHO_WINDOW_S
+from assist.core.settings import VoiceSettings
+from assist.mcp.config import ConfigFile
+from assist.mcp.heartbeat import LAPSE_S
+from assist.mcp.sessions import SessionStore
+from assist.mcp.supervisor import SayResult, VoiceFailure
+from assist.mcp.watch import Watcher
+
+pytestmark = pytest.mark.anyio
+
+PACING = Pacing(poll_s=0.05, settle_s=0.3, longest_s=2.0)
+SESSION = "2026-05-01T0900-rig"
+OTHER_PID = 4242
+"""The pid of "another assist mcp" in log events written by a test."""
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+class FakeVoice:
+    """Stands in for the supervisor's `Voice`. Like the real one, a `stop_line` with no line
+    in flight is dropped. A line waits for `may_start`, runs `on_say` (which looks at the
+    files while the line "plays"), then plays for `line_s` unless stopped, and raises
+    `failure` at its end when one is set."""
+
+    def __init__(self) -> None:
+        self.said: list[tuple[str, str]] = []
+        self.stops: list[bool] = []
+        self.closed = False
+        self.on_say: Callable[[str], None] | None = None
+        self.may_start = threading.Event()
+        self.may_start.set()
+        self.line_s = 0.0
+        self.failure: VoiceFailure | None = None
+        self._stop = threading.Event()
+        self._in_line = False
+        self._lock = threading.Lock()
+
+    def say(self, text: str, emotion: str = "neutral") -> SayResult:
+        assert self.may_start.wait(10)
+        if self.closed:
+            raise VoiceFailure("the voice was closed")
+        with self._lock:
+            self._in_line = True
+            self._stop.clear()
+        try:
+            self.said.append((text, emotion))
+            if self.on_say is not None:
+                self.on_say(text)
+            cut = self._stop.wait(self.line_s)
+            if self.failure is not None:
+                raise self.failure
+            return SayResult(first_audio_ms=5, audio_s=0.1 if cut else 0.5, cut_off=cut)
+        finally:
+            with self._lock:
+                self._in_line = False
+
+    def stop_line(self) -> bool:
+        with self._lock:
+            self.stops.append(self._in_line)
+            if self._in_line:
+                self._stop.set()
+            return self._in_line
+
+    def close(self) -> None:
+        self.stop_line()
+        self.closed = True
+
+
+class Clock:
+    """A monotonic clock the test moves by hand."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class Rig:
+    """A config folder, a live session and a `Watcher` on them, with fake voices."""
+
+    def __init__(self, root: Path, clock: Callable[[], float] = time.monotonic) -> None:
+        self.config = root / "config" / "config.json"
+        self.config.parent.mkdir(parents=True)
+        self.configure()
+        self.folder = root / "sessions" / SESSION
+        (self.folder / "audio").mkdir(parents=True)
+        wav = self.folder / "audio" / "room.native.wav"
+        wav.write_bytes(b"RIFF")
+        later = time.time() + 3600  # growing for the whole test, however slow the machine
+        os.utime(wav, (later, later))
+        self.voices: list[FakeVoice] = []
+        self.next_voice = FakeVoice()
+        self.watcher = Watcher(
+            config=ConfigFile(self.config),
+            store=SessionStore(root / "sessions"),
+            folder=self.config.parent,
+            voice_factory=self._voice,
+            pid=os.getpid(),
+            pacing=PACING,
+            clock=clock,
+            beat_s=3600.0,  # the test beats by hand
+        )
+
+    def _voice(self, _settings: VoiceSettings) -> FakeVoice:
+        voice, self.next_voice = self.next_voice, FakeVoice()
+        self.voices.append(voice)
+        return voice
+
+    def configure(self, *, enabled: bool = True, cooldown_s: int = 0, cap: int = 10) -> None:
+        assistant = {"enabled": enabled, "cooldown_s": cooldown_s, "max_per_meeting": cap}
+        temp = self.config.with_suffix(".tmp")
+        temp.write_text(json.dumps({"assistant": assistant}), encoding="utf-8")
+        os.replace(temp, self.config)
+
+    @property
+    def voice(self) -> FakeVoice:
+        return self.voices[-1]
+
+    @property
+    def heartbeat(self) -> Path:
+        return self.config.parent / "assistant.json"
+
+    @property
+    def lock(self) -> Path:
+        return self.config.parent / "speaking.lock"
+
+    def beat_state(self) -> str | None:
+        if not self.heartbeat.exists():
+            return None
+        return str(json.loads(self.heartbeat.read_text())["state"])
+
+    def lock_holder(self) -> dict[str, Any] | None:
+        return json.loads(self.lock.read_text()) if self.lock.exists() else None
+
+    def events(self) -> list[dict[str, Any]]:
+        log = self.folder / "assistant.jsonl"
+        if not log.exists():
+            return []
+        return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+
+    def event_names(self) -> list[str]:
+        return [event["event"] for event in self.events()]
+
+    def log_from_another_process(self, event: dict[str, Any]) -> None:
+        with open(self.folder / "assistant.jsonl", "a", encoding="utf-8") as file:
+            file.write(meeting_log.encode_event(event))
+
+    def say_in_the_room(self, text: str) -> None:
+        line = {"track": "room", "start_ms": 0, "end_ms": 900, "text": text, "confidence": 0.9}
+        with open(self.folder / "raw.jsonl", "a", encoding="utf-8") as file:
+            file.write(json.dumps(line) + "\n")
+
+    def snapshot(self) -> dict[str, Any]:
+        """What the files say right now."""
+        return {
+            "events": self.event_names(),
+            "lock": self.lock_holder(),
+            "beat": self.beat_state(),
+        }
+
+
+@pytest.fixture
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
+    rig = Rig(tmp_path)
+    yield rig
+    await rig.watcher.shutdown()
+
+
+def value(reply: Any) -> dict[str, Any]:
+    assert reply.is_error is False, reply.content[0].text
+    return dict(json.loads(reply.content[0].text))
+
+
+def refused(reply: Any) -> str:
+    assert reply.is_error is True, reply.content[0].text
+    return str(reply.content[0].text)
+
+
+def now() -> datetime:
+    return datetime.now().astimezone()
+
+
+async def eventually(check: Callable[[], bool], timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "condition not met in time"
+        await anyio.sleep(0.01)
+
+
+# watch_meeting (3.4 step 5)
+
+
+async def test_the_notice_is_logged_first_then_said_warmly_holding_the_floor(rig: Rig) -> None:
+    seen: list[dict[str, Any]] = []
+    rig.next_voice.on_say = lambda _text: seen.append(rig.snapshot())
+    joined = value(await rig.watcher.watch_meeting({}))
+    assert rig.voice.said == [(notice_text("Claude"), "warm")]
+    assert seen == [
+        {
+            "events": ["joined"],
+            "lock": {"pid": os.getpid(), "who": "assistant"},
+            "beat": "speaking",
+        }
+    ]
+    assert rig.snapshot() == {"events": ["joined"], "lock": None, "beat": "listening"}
+    assert joined["notice_spoken"] == rig.events()[0]["notice"] == notice_text("Claude")
+    assert not list(rig.config.parent.glob("speaking.*.tmp"))
+
+
+async def test_a_notice_the_voice_cannot_say_is_logged_leaves_and_starts_no_watch(
+    rig: Rig,
+) -> None:
+    rig.next_voice.failure = VoiceFailure("the espeak voice helper quit during start-up")
+    text = refused(await rig.watcher.watch_meeting({}))
+    assert "consent notice could not be said" in text and "quit during start-up" in text
+    assert rig.event_names() == ["joined", "error", "left"]
+    error, left = rig.events()[1:]
+    assert error["stage"] == "notice" and "quit during start-up" in error["message"]
+    assert left["why"] == LeaveReason.NOTICE_FAILED.why and left["spoke"] == 0
+    assert rig.snapshot() == {"events": ["joined", "error", "left"], "lock": None, "beat": None}
+    assert rig.voice.closed
+    assert "watch_meeting" in refused(await rig.watcher.speak({"text": "Hi."}))
+
+
+async def test_a_voice_that_cannot_be_built_is_a_failed_notice(rig: Rig) -> None:
+    def broken(_settings: VoiceSettings) -> FakeVoice:
+        raise RuntimeError("no helper program")
+
+    rig.watcher._voice_factory = broken
+    text = refused(await rig.watcher.watch_meeting({}))
+    assert "could not be set up: no helper program" in text
+    assert rig.event_names() == ["joined", "error", "left"]
+
+
+# speak (3.6 steps 6-11)
+
+
+async def test_a_line_is_logged_and_counted_before_the_voice_speaks_it_holding_the_floor(
+    rig: Rig,
+) -> None:
+    value(await rig.watcher.watch_meeting({}))
+    seen: list[dict[str, Any]] = []
+    rig.voice.on_say = lambda _text: seen.append(rig.snapshot())
+    spoken = value(await rig.watcher.speak({"text": " It shipped. ", "emotion": "amused"}))
+    assert spoken == {"said": "It shipped.", "audio_s": 0.5, "may_still_speak": 9}
+    assert seen == [
+        {
+            "events": ["joined", "speaking"],
+            "lock": {"pid": os.getpid(), "who": "assistant"},
+            "beat": "speaking",
+        }
+    ]
+    assert rig.snapshot() == {
+        "events": ["joined", "speaking", "spoke"],
+        "lock": None,
+        "beat": "listening",
+    }
+    speaking, spoke = rig.events()[1:]
+    assert speaking["utterance"] == spoke["utterance"]
+    assert (speaking["text"], speaking["emotion"]) == ("It shipped.", "amused")
+    assert spoke["first_audio_ms"] == 5 and spoke["audio_s"] == 0.5 and spoke["took_ms"] >= 0
+
+
+async def test_a_line_that_waited_for_the_floor_is_checked_again_and_turned_down(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig.configure(cooldown_s=60)
+    value(await rig.watcher.watch_meeting({}))
+    floor = rig.watcher._floor
+    acquire = floor.acquire
+
+    def another_voice_spoke_first(who: str, wait: float) -> None:
+        # While this call queued for the floor, another watcher started a line.
+        utterance = "a" * 32
+        rig.log_from_another_process(
+            meeting_log.speaking(now(), OTHER_PID, utterance, "Mine first.", "neutral")
+        )
+        acquire(who, wait)
+
+    monkeypatch.setattr(floor, "acquire", another_voice_spoke_first)
+    text = refused(await rig.watcher.speak({"text": "Me too."}))
+    assert "not spoken" in text and "pause" in text
+    assert rig.event_names() == ["joined", "speaking"]  # only the other watcher's line
+    assert rig.voice.said == [(notice_text("Claude"), "warm")]
+    assert rig.lock_holder() is None
+
+
+async def test_stop_watching_before_the_line_reaches_the_voice_still_cuts_it_off(
+    rig: Rig,
+) -> None:
+    value(await rig.watcher.watch_meeting({}))
+    voice = rig.voice
+    voice.line_s = 10.0
+    voice.may_start.clear()  # the line is logged, but has not reached the helper yet
+    outcome: dict[str, Any] = {}
+
+    async def speak() -> None:
+        outcome.update(value(await rig.watcher.speak({"text": "A long story."})))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(speak)
+        await eventually(lambda: "speaking" in rig.event_names())
+        stopping = anyio.Event()
+
+        async def stop() -> None:
+            outcome["stopped"] = value(await rig.watcher.stop_watching({}))
+            stopping.set()
+
+        group.start_soon(stop)
+        await eventually(lambda: bool(voice.stops))
+        assert not any(voice.stops)  # each stop so far found no line in flight
+        started = time.monotonic()
+        voice.may_start.set()
+        await stopping.wait()
+        assert time.monotonic() - started < 1.0  # not the whole 10 s line, nor the 3 s grace
+    assert outcome["cut_off"] is True and outcome["said"] == "A long story."
+    assert outcome["stopped"] == {"stopped_watching": SESSION, "spoken": 1}
+    assert rig.event_names() == ["joined", "speaking", "left", "spoke"]
+    assert rig.events()[-1]["cut_off"] is True
+    assert rig.snapshot()["lock"] is None and rig.snapshot()["beat"] is None
+
+
+async def test_a_line_that_fails_while_being_switched_off_is_logged_and_the_watch_left(
+    rig: Rig,
+) -> None:
+    value(await rig.watcher.watch_meeting({}))
+    voice = rig.voice
+    voice.line_s = 10.0
+    voice.failure = VoiceFailure("the espeak voice helper died while speaking (exit status 1)")
+    voice.on_say = lambda _text: rig.configure(enabled=False)
+    text = refused(await rig.watcher.speak({"text": "Going on."}))
+    assert "switched off" in text
+    assert rig.event_names() == ["joined", "speaking", "error", "left"]
+    error, left = rig.events()[2:]
+    assert error["stage"] == "voice" and "died while speaking" in error["message"]
+    assert left["why"] == LeaveReason.SWITCHED_OFF.why and left["spoke"] == 1
+    assert rig.watcher.meeting is None and voice.closed
+
+
+# Catch-up (5.3) and echoes of other processes (6.3)
+
+
+async def test_a_wait_counts_and_leaves_out_what_another_process_said(rig: Rig) -> None:
+    rig.configure(cooldown_s=60)
+    value(await rig.watcher.watch_meeting({}))
+    said = "The build is green again after the fix."
+    rig.log_from_another_process(meeting_log.speaking(now(), OTHER_PID, "b" * 32, said, "neutral"))
+    rig.say_in_the_room("the build is green again after the fix")
+    rig.say_in_the_room("Claude, did the build pass?")
+    batch = value(await rig.watcher.wait_for_transcript({"timeout_s": 5}))
+    assert batch["lines"] == ["[00:00] someone in the room: Claude, did the build pass?"]
+    assert batch["left_out_as_your_own_voice"] == 1
+    assert batch["named_you"] is True
+    assert batch["spoken"] == 1 and batch["may_speak"].startswith("not now: ")
+
+
+async def test_another_processs_notice_is_left_out_after_our_own_has_left_the_window(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    rig = Rig(tmp_path, clock=clock)
+    try:
+        value(await rig.watcher.watch_meeting({}))
+        clock.now += ECHO_WINDOW_S + 10  # our own notice no longer takes part
+        other_notice = notice_text("Robo")
+        rig.log_from_another_process(meeting_log.joined(now(), OTHER_PID, other_notice))
+        rig.say_in_the_room(other_notice)
+        rig.say_in_the_room("Claude, can you hear us?")
+        with anyio.fail_after(5):  # the question by name ends the wait at its first poll
+            batch = value(await rig.watcher.wait_for_transcript({"timeout_s": 5}))
+        assert batch["lines"] == ["[00:00] someone in the room: Claude, can you hear us?"]
+        assert batch["left_out_as_your_own_voice"] == 1
+    finally:
+        await rig.watcher.shutdown()
+
+
+# The heartbeat's lapse (7)
+
+
+async def test_the_heartbeat_lapses_180_s_after_the_last_call_ended_never_during_one(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    rig = Rig(tmp_path, clock=clock)
+    try:
+        value(await rig.watcher.watch_meeting({}))
+        meeting = rig.watcher.meeting
+        assert meeting is not None and meeting.beat is not None
+        beat = meeting.beat.beat
+        clock.now += LAPSE_S - 0.1
+        beat()
+        assert rig.beat_state() == "listening"
+
+        voice = rig.voice
+        voice.line_s = 10.0
+
+        async def long_line() -> None:
+            value(await rig.watcher.speak({"text": "A long story."}))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(long_line)
+            await eventually(lambda: len(voice.said) == 2)
+            clock.now += 10 * LAPSE_S  # a call in flight, however long, keeps the claim
+            beat()
+            assert rig.beat_state() == "speaking"
+            voice.stop_line()
+        assert rig.beat_state() == "listening"
+        voice.line_s = 0.0
+
+        clock.now += LAPSE_S - 0.1  # counted from the end of the call, not its start
+        beat()
+        assert rig.beat_state() == "listening"
+        clock.now += 0.1
+        beat()
+        assert rig.beat_state() is None
+        assert rig.watcher.meeting is meeting  # the watch itself stays
+        beat()
+        assert rig.beat_state() is None
+        value(await rig.watcher.speak({"text": "Back."}))
+        assert rig.beat_state() == "listening"  # the next call writes the claim again
+    finally:
+        await rig.watcher.shutdown()
