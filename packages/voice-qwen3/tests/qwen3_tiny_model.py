@@ -54,7 +54,7 @@ EOS_CODE = 2150
 """mlx-audio's default `codec_eos_token_id`, as in the real configs."""
 END_MARK = 20.0
 """Dimension 0 of the end-of-text mark's embedding: end-of-speech becomes certain."""
-PAD_MARK = 0.3
+PAD_MARK = 0.1
 """Dimension 0 of the padding mark's embedding: end-of-speech comes after ~CLONE_TOKENS."""
 OTHER_MARK = -6.0
 """Dimension 0 of every other text embedding: silu(-6) is about 0, no end-of-speech."""

@@ -43,13 +43,8 @@ def preset(offline_hub: Path, tmp_path_factory: pytest.TempPathFactory) -> Itera
     engine.close()
 
 
-def seed(engine: Qwen3Engine, value: int) -> None:
-    """Seed MLX's random generator where the engine samples: on its MLX thread."""
-    engine._thread.call(lambda: mx.random.seed(value))
-
-
-def speak(engine: Qwen3Engine, text: str, tone: str = "neutral", value: int = 0) -> np.ndarray:
-    seed(engine, value)
+def speak(engine: Qwen3Engine, text: str, tone: str = "neutral", seed: int = 0) -> np.ndarray:
+    mx.random.seed(seed)
     return np.concatenate(list(engine.stream(text, tone)))
 
 
@@ -133,7 +128,7 @@ def test_two_sentences_stream_in_half_second_float32_chunks_at_the_declared_rate
     preset: Qwen3Engine,
 ) -> None:
     assert preset.sample_rate == tiny.SAMPLE_RATE
-    seed(preset, 0)
+    mx.random.seed(0)
     line = record(preset, TWO_SENTENCES)
     assert len(line.chunks) >= 3
     assert all(c.dtype == np.float32 and c.ndim == 1 for c in line.chunks)
@@ -168,24 +163,35 @@ def test_each_line_carries_its_tone_instruction_after_the_style_to_the_model(
     ]
 
 
-def test_every_mlx_call_of_a_line_runs_on_the_engines_mlx_thread(preset: Qwen3Engine) -> None:
+def test_a_line_is_generated_on_the_thread_that_built_the_engine_and_no_other(
+    preset: Qwen3Engine,
+) -> None:
     model = preset.voice.model
-    threads: list[str] = []
+    threads: list[int] = []
     real_generate = model.generate
 
     def generate(*args: Any, **kwargs: Any) -> Any:
-        threads.append(threading.current_thread().name)
+        threads.append(threading.get_ident())
         return real_generate(*args, **kwargs)
 
     model.generate = generate
-    chunks: list[np.ndarray] = []
+    refusals: list[BaseException] = []
+
+    def speak_elsewhere() -> None:
+        try:
+            preset.stream("Hello.", "warm")
+        except RuntimeError as error:
+            refusals.append(error)
+
     try:
-        reader = threading.Thread(target=lambda: chunks.extend(preset.stream("Hello.", "warm")))
-        reader.start()
-        reader.join()
+        other = threading.Thread(target=speak_elsewhere)
+        other.start()
+        other.join()
+        assert list(preset.stream("Hello.", "warm"))
     finally:
         del model.generate
-    assert chunks and threads == ["qwen3-tts-mlx"]
+    assert threads == [threading.get_ident()]
+    assert len(refusals) == 1 and "thread that built it" in str(refusals[0])
 
 
 def test_the_mlx_cache_is_limited_to_zero_and_emptied_after_every_line(

@@ -8,9 +8,17 @@
   ignored. A description is designed into a reference clip once (`designed`), and the clone
   model is kept as a voice pack (`pack`), warmed up with a one-word line after loading.
 
-MLX's buffer cache is limited to 0 (left at its default, it adds gigabytes to the footprint),
-all MLX work runs on the engine's one MLX thread (`mlx_thread`), and the cache is emptied after
-every line. Weights come from the Hugging Face hub cache (`hub`).
+MLX's buffer cache is limited to 0 (left at its default, it adds gigabytes to the footprint)
+and emptied after every line, finished or stopped. Weights come from the Hugging Face hub cache
+(`hub`).
+
+All MLX work runs on one thread: the thread that builds the engine, which the voice helper
+also speaks from (MLX streams belong to the thread that made them). Generation happens inside
+the stream's own `next()`, so closing the stream early (a `stop`) ends mlx-audio's generator
+there and then. A stream asked for from another thread is refused with an error saying so.
+(A dedicated MLX thread was tried first: after MLX convolutions on a secondary thread, the
+process aborted at exit, `terminate called without an active exception`, with mlx 0.32.4 on
+Linux.)
 """
 
 from __future__ import annotations
@@ -18,6 +26,7 @@ from __future__ import annotations
 import gc
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,7 +37,6 @@ from assist.core.tones import NEUTRAL
 from assist.voice.qwen3.designed import DesignedVoice, designed_voice, find_reference, read_voice
 from assist.voice.qwen3.hub import fetch
 from assist.voice.qwen3.keys import CLONE_MODEL, DESIGN_MODEL, PRESET_MODEL, REFERENCE_TEXT, SEED
-from assist.voice.qwen3.mlx_thread import MlxThread
 from assist.voice.qwen3.moods import instruction
 from assist.voice.qwen3.pack import open_pack
 
@@ -105,9 +113,9 @@ class Qwen3Engine:
 
     name = NAME
 
-    def __init__(self, thread: MlxThread, voice: PresetVoice | ClonedVoice) -> None:
-        self._thread = thread
+    def __init__(self, voice: PresetVoice | ClonedVoice) -> None:
         self._voice: PresetVoice | ClonedVoice | None = voice
+        self._thread = threading.get_ident()
         self.sample_rate: int = voice.sample_rate
 
     @property
@@ -117,19 +125,31 @@ class Qwen3Engine:
         return self._voice
 
     def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
-        """Speak `text` in `tone`; generation runs on the MLX thread, chunks come out here."""
+        """Speak `text` in `tone`, yielding each chunk as soon as mlx-audio makes it."""
         line = text.strip()
         if not line:
             raise ValueError("there is nothing to say: the text is empty")
-        voice = self.voice
-        return self._thread.stream(lambda: voice.chunks(line, tone), after=empty_mlx_cache)
+        self._check_thread()
+        return self._line(self.voice, line, tone)
+
+    def _line(self, voice: PresetVoice | ClonedVoice, line: str, tone: str) -> Iterator[np.ndarray]:
+        self._check_thread()
+        try:
+            yield from voice.chunks(line, tone)
+        finally:
+            empty_mlx_cache()
+
+    def _check_thread(self) -> None:
+        if threading.get_ident() != self._thread:
+            raise RuntimeError(
+                "qwen3-tts speaks only on the thread that built it (MLX streams belong to "
+                "their thread); call stream() from that thread"
+            )
 
     def close(self) -> None:
-        """Free the model and its memory, then end the MLX thread."""
-        if self._voice is not None:
-            self._voice = None
-            self._thread.call(release_memory)
-        self._thread.close()
+        """Free the model and MLX's cached memory."""
+        self._voice = None
+        release_memory()
 
 
 def empty_mlx_cache() -> None:
@@ -144,18 +164,12 @@ def release_memory() -> None:
 
 
 def build_engine(options: VoiceOptions) -> Qwen3Engine:
-    """Load the voice the options describe, on a new MLX thread."""
-    thread = MlxThread("qwen3-tts-mlx")
-    try:
-        voice = thread.call(lambda: load_voice(options, Path.cwd()))
-    except BaseException:
-        thread.close()
-        raise
-    return Qwen3Engine(thread, voice)
+    """Load the voice the options describe, on this thread, which the engine then speaks on."""
+    return Qwen3Engine(load_voice(options, Path.cwd()))
 
 
 def load_voice(options: VoiceOptions, working_dir: Path) -> PresetVoice | ClonedVoice:
-    """Runs on the MLX thread: a reference wins over a description; neither means a preset."""
+    """A reference wins over a description; neither means a preset voice."""
     import mlx.core as mx
 
     mx.set_cache_limit(CACHE_LIMIT)
