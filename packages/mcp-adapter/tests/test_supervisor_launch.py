@@ -3,19 +3,21 @@ fallback, the arguments in order, and where a relative designed voice is found."
 
 from __future__ import annotations
 
+import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from assist.core.engines import EngineRegistry, EngineSpec, VoiceOptions, hookimpl
 from assist.core.settings import VoiceSettings
+from assist.mcp.engine_choice import choose_here, describe_engines, load_registry, total_memory
 from assist.mcp.helper_command import (
     engine_packages,
     helper_arguments,
     helper_program,
-    load_registry,
     plan_engines,
     resolve_reference,
-    total_memory,
 )
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
@@ -119,13 +121,13 @@ def test_an_absolute_reference_stays_as_it_is(tmp_path: Path) -> None:
 
 
 def test_a_configured_engine_always_wins_and_gets_the_automatic_fallback() -> None:
-    plan = plan_engines(VoiceSettings(engine="kokoro"), registry(), 64 * GIB)
+    plan = plan_engines(VoiceSettings(engine="kokoro"), registry(), memory=64 * GIB)
     assert (plan.engine, plan.fallback) == ("kokoro", "piper")
 
 
 def test_auto_walks_the_ladder_from_the_memory_tier_to_an_installed_engine() -> None:
     engines = registry(("piper", "espeak"))
-    plan = plan_engines(VoiceSettings(), engines, 8 * GIB, prefer_offline=False)
+    plan = plan_engines(VoiceSettings(), engines, memory=8 * GIB, platform="darwin")
     assert (plan.engine, plan.fallback) == ("piper", "espeak")
 
 
@@ -133,12 +135,12 @@ def test_auto_walks_the_ladder_from_the_memory_tier_to_an_installed_engine() -> 
     ("setting", "expected"), [(None, "piper"), ("none", None), ("espeak", "espeak")]
 )
 def test_the_fallback_setting_picks_the_fallback(setting: str | None, expected: str | None) -> None:
-    plan = plan_engines(VoiceSettings(engine="kokoro", fallback=setting), registry(), 0)
+    plan = plan_engines(VoiceSettings(engine="kokoro", fallback=setting), registry(), memory=0)
     assert plan.fallback == expected
 
 
 def test_with_nothing_installed_there_is_no_engine_and_the_packages_are_named() -> None:
-    assert plan_engines(VoiceSettings(), registry(()), 0).engine is None
+    assert plan_engines(VoiceSettings(), registry(()), memory=0).engine is None
     assert "assist-voice-espeak" in engine_packages("linux")
     assert "assist-voice-qwen3" not in engine_packages("linux")
     assert "assist-voice-qwen3" in engine_packages("darwin")
@@ -151,3 +153,40 @@ def test_the_installed_engines_are_found_and_the_block_list_is_honoured() -> Non
 
 def test_total_memory_is_known_on_this_machine() -> None:
     assert total_memory() > 256 * 2**20
+
+
+def never_built(_options: VoiceOptions) -> object:
+    raise AssertionError("choosing an engine never builds one")
+
+
+class DownloadingKokoro:
+    """A plugin whose kokoro needs a download first while piper is ready offline."""
+
+    @hookimpl
+    def assist_voice_engines(self, register: Callable[[EngineSpec], None]) -> None:
+        def offline(ready: bool) -> Callable[[VoiceOptions], bool]:
+            return lambda _options: ready
+
+        for name, ready in (("kokoro", False), ("piper", True)):
+            register(EngineSpec(name, "fake", build=never_built, ready_offline=offline(ready)))
+
+
+def test_auto_prefers_an_engine_ready_offline_except_on_macos() -> None:
+    engines = EngineRegistry()
+    engines.add_plugin("fake", DownloadingKokoro())
+    options = VoiceOptions()
+    assert choose_here(None, engines, options, memory=8 * GIB, platform="linux") == "piper"
+    assert choose_here(None, engines, options, memory=8 * GIB, platform="darwin") == "kokoro"
+    assert choose_here("kokoro", engines, options, platform="linux") == "kokoro"
+
+
+def test_assist_engines_says_which_installed_engines_can_load_here() -> None:
+    assist = Path(sys.executable).parent / "assist"
+    done = subprocess.run([str(assist), "engines"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    [espeak] = [line for line in done.stdout.splitlines() if line.startswith("espeak ")]
+    assert "assist-voice-espeak" in espeak and espeak.endswith(": can load here")
+    nothing = describe_engines(load_registry({"ASSIST_VOICES": "none-such"}), VoiceOptions())
+    assert nothing == [
+        "no voice engines are installed; install one, for example assist-voice-espeak"
+    ]

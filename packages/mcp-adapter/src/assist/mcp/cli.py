@@ -11,35 +11,19 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from importlib import metadata
-
-from assist.core.engines import GROUP, EngineRegistry
 
 MCP_USAGE = "usage: assist mcp [--no-play] [--save-audio DIR]"
 
 
-def load_registry() -> EngineRegistry:
-    """Every engine the installed packages offer, with broken plugins recorded."""
-    registry = EngineRegistry()
-    registry.load(metadata.entry_points(group=GROUP), os.environ)
-    return registry
-
-
 def engines_command(_args: argparse.Namespace) -> int:
-    """List the registered engines, their packages and whether each can run here."""
-    registry = load_registry()
-    for name, spec in sorted(registry.specs.items()):
-        try:
-            version = metadata.version(spec.package)
-        except metadata.PackageNotFoundError:
-            version = "?"
-        reason = registry.reasons()[name]
-        state = "available" if reason is None else f"unavailable: {reason}"
-        print(f"{name:12} {spec.package} {version:8} {state}")
-    for broken in registry.broken:
-        print(f"{broken.name:12} broken plugin: {broken.error}")
-    if not registry.specs and not registry.broken:
-        print("no voice engines are installed; install one, e.g. assist-voice-espeak")
+    """List the registered engines, their packages and whether each can load here."""
+    from assist.core.engines import VoiceOptions
+    from assist.mcp.engine_choice import describe_engines, load_registry
+    from assist.mcp.paths import voice_cache_root
+
+    options = VoiceOptions(cache_root=str(voice_cache_root(os.environ)))
+    for line in describe_engines(load_registry(os.environ), options):
+        print(line)
     return 0
 
 

@@ -1,10 +1,10 @@
 """Which engine the voice helper runs and the command line it is started with (behaviour 9.1, 9.2).
 
-The choice itself is pure and lives in `assist.core.engines`; this module gathers what it
-needs from the machine: the installed engine plugins (loading a plugin imports only its light
-registration module, never the TTS library), the total installed memory, and where a relative
-designed-voice folder lives. The helper is the `assist-voice` console script beside the
-running interpreter, so it sees the same installed engines as the server.
+The engine for this machine comes from `engine_choice` (the pure choice in `assist.core.engines`
+fed with the installed plugins and the machine's memory); this module adds the fallback, the
+helper's arguments in their order, and where a relative designed-voice folder lives. The helper
+is the `assist-voice` console script beside the running interpreter, so it sees the same
+installed engines as the server.
 """
 
 from __future__ import annotations
@@ -12,20 +12,13 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
-from collections.abc import Mapping
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Protocol
 
-from assist.core.engines import (
-    GROUP,
-    EngineRegistry,
-    EngineSpec,
-    VoiceOptions,
-    choose_engine,
-    choose_fallback,
-)
+from assist.core.engines import ENGINE_PACKAGES, EngineRegistry, VoiceOptions, choose_fallback
+from assist.mcp.engine_choice import choose_here
+from assist.mcp.engine_choice import load_registry as load_registry  # the demo imports it here
 
 PROGRAM = "assist-voice"
 """The helper's console script, looked for beside the running interpreter."""
@@ -37,17 +30,6 @@ QWEN_PACKAGE = "assist.voice.qwen3"
 """The package whose `voices` folder may ship designed voices for a relative reference."""
 VOICE_FILE = "voice.json"
 """A designed-voice folder holds this file; the first candidate holding it wins."""
-ENGINE_PACKAGES: tuple[tuple[str, str], ...] = (
-    ("qwen3-tts", "assist-voice-qwen3"),
-    ("supertonic3", "assist-voice-supertonic"),
-    ("kokoro", "assist-voice-kokoro"),
-    ("piper", "assist-voice-piper"),
-    ("espeak", "assist-voice-espeak"),
-)
-"""Each engine's distribution (behaviour 8.4), to name what to install when nothing can speak."""
-AUTO_PREFERS_OFFLINE = sys.platform != "darwin"
-"""Off macOS the memory table's richest engines run poorly or not at all, so `auto` prefers an
-available engine that loads without a download (see `choose_engine`)."""
 
 
 class VoiceChoices(Protocol):
@@ -92,57 +74,32 @@ def helper_program(executable: str | None = None) -> list[str]:
 def engine_packages(platform: str = sys.platform) -> list[str]:
     """The engine packages worth installing on this platform (qwen3-tts is macOS only)."""
     return [
-        package for engine, package in ENGINE_PACKAGES if engine != QWEN or platform == "darwin"
+        package
+        for engine, package in ENGINE_PACKAGES.items()
+        if engine != QWEN or platform == "darwin"
     ]
-
-
-def load_registry(environ: Mapping[str, str]) -> EngineRegistry:
-    """The engines the installed plugins offer (their TTS libraries are not imported)."""
-    registry = EngineRegistry()
-    registry.load(metadata.entry_points(group=GROUP), environ)
-    return registry
-
-
-def total_memory() -> int:
-    """Total installed memory in bytes, or 0 when it cannot be told (behaviour 9.1)."""
-    try:
-        size = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    except (AttributeError, ValueError, OSError):
-        size = 0
-    if size > 0:
-        return size
-    try:
-        import psutil  # type: ignore[import-untyped]
-
-        return int(psutil.virtual_memory().total)
-    except Exception:  # psutil missing or failing: memory unknown
-        return 0
 
 
 def plan_engines(
     voice: VoiceChoices,
     registry: EngineRegistry,
-    memory: int,
     *,
+    memory: int | None = None,
     cache_root: str | None = None,
-    prefer_offline: bool = AUTO_PREFERS_OFFLINE,
+    platform: str = sys.platform,
 ) -> EnginePlan:
     """The chosen engine and its fallback, from the settings and what is installed."""
-    available = registry.available()
-    ready_offline = None
-    if prefer_offline:
-        options = VoiceOptions(cache_root=cache_root)
-        ready_offline = {name for name, spec in available.items() if _loads_offline(spec, options)}
-    engine = choose_engine(voice.engine, memory, available, ready_offline)
+    options = VoiceOptions(cache_root=cache_root)
+    engine = choose_here(voice.engine, registry, options, memory=memory, platform=platform)
     if engine is None:
         return EnginePlan(None, None)
-    return EnginePlan(engine, choose_fallback(voice.fallback, engine, available))
+    return EnginePlan(engine, choose_fallback(voice.fallback, engine, registry.available()))
 
 
 def why_not_here(engine: str, registry: EngineRegistry) -> str | None:
     """Why `engine` cannot run on this machine, or None when it can."""
     if engine not in registry.specs:
-        package = dict(ENGINE_PACKAGES).get(engine, "its package")
+        package = ENGINE_PACKAGES.get(engine, "its package")
         return (
             f"no installed package offers the {engine} engine; install {package} "
             "(`assist engines` lists what is installed)"
@@ -223,10 +180,3 @@ def shipped_voices() -> Path | None:
     if spec is None or not spec.submodule_search_locations:
         return None
     return Path(next(iter(spec.submodule_search_locations))) / "voices"
-
-
-def _loads_offline(spec: EngineSpec, options: VoiceOptions) -> bool:
-    try:
-        return bool(spec.ready_offline(options))
-    except Exception:  # a plugin that cannot tell counts as needing a download
-        return False

@@ -23,15 +23,14 @@ from assist.core import refusals
 from assist.core.engines import EngineRegistry
 from assist.core.tones import NEUTRAL
 from assist.mcp.diagnostics import note
+from assist.mcp.engine_choice import load_registry
 from assist.mcp.helper_command import (
     EnginePlan,
     VoiceChoices,
     engine_packages,
     helper_arguments,
     helper_program,
-    load_registry,
     plan_engines,
-    total_memory,
     why_not_here,
 )
 from assist.mcp.helper_process import (
@@ -92,10 +91,7 @@ class Voice:
         self._program = list(program) if program is not None else helper_program()
         self._registry = registry if registry is not None else load_registry(environ or os.environ)
         self._plan: EnginePlan = plan_engines(
-            settings,
-            self._registry,
-            total_memory() if memory is None else memory,
-            cache_root=cache_root,
+            settings, self._registry, memory=memory, cache_root=cache_root
         )
         self._ready_within = ready_within
         self._say_within = say_within
