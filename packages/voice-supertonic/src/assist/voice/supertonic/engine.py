@@ -4,7 +4,8 @@ Supertonic does not stream within a sentence, so the reply is cut with `speech_c
 (assist.core): its sentences, a long first one cut at a clause, so the first sound comes after
 the first clause. Each piece is synthesised in English (`lang="en"`) with the voice style
 (`--voice`, default F1); the pause supertonic itself puts between the pieces of a long text is
-added back after every piece but the last, shorter after a clause.
+added back after every piece but the last, shorter after a clause. Each piece is cut to the
+length the duration predictor gave it: the vocoder pads its output to a whole latent frame.
 
 Supertonic 3 reads inline expression tags. `amused` puts `<laugh>` and `apologetic` `<sigh>`,
 tag plus a space, before the first sentence only (behaviour.md 8.4): a laugh on every sentence
@@ -77,8 +78,9 @@ class SupertonicEngine:
             sayable = self._sayable(chunk)
             if not sayable.strip():
                 continue
-            wav, _duration = self._tts.synthesize(sayable, voice_style=self._style, lang=LANGUAGE)
+            wav, duration = self._tts.synthesize(sayable, voice_style=self._style, lang=LANGUAGE)
             audio = np.asarray(wav, dtype=np.float32).reshape(-1)
+            audio = audio[: round(float(np.sum(duration)) * self.sample_rate)]
             if index < len(chunks) - 1:
                 pause = np.zeros(round(pause_after(chunk) * self.sample_rate), dtype=np.float32)
                 audio = np.concatenate([audio, pause])

@@ -1,0 +1,217 @@
+"""The supertonic3 engine's real path through the supertonic package, on a tiny stand-in model.
+
+The tiny model (supertonic_tiny_model.py) has Supertonic 3's files, names and shapes, so
+supertonic 1.3.1 loads and runs it as it would the real one, with onnxruntime. Its speech is
+noise: whether the real voice sounds right, and its first-sound time and memory, need the
+real weights (benchmarks/).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from assist.core.engines import GROUP, EngineRegistry, VoiceOptions
+from assist.core.sentences import speech_chunks
+from assist.core.testing import EngineConformance
+from assist.voice.supertonic import plugin
+from assist.voice.supertonic.engine import (
+    CLAUSE_PAUSE_S,
+    SENTENCE_PAUSE_S,
+    SupertonicEngine,
+    build_engine,
+)
+from assist.voice.supertonic.files import ModelUnavailable
+from supertonic.config import DEFAULT_SPEED
+
+sys.path.insert(0, str(Path(__file__).parent))
+
+import supertonic_tiny_model as tiny
+
+REPLY = "Sure. It shipped on Monday! Any questions?"
+RATE = tiny.SAMPLE_RATE
+
+
+@pytest.fixture(scope="module")
+def model_folder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    folder = tiny.build(tmp_path_factory.mktemp("cache") / "supertonic3")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("SUPERTONIC_CACHE_DIR", str(folder))
+        patch.setenv("HF_HUB_OFFLINE", "1")
+        yield folder
+
+
+@pytest.fixture(scope="module")
+def engine(model_folder: Path) -> Iterator[SupertonicEngine]:
+    built = build_engine(VoiceOptions())
+    assert isinstance(built, SupertonicEngine)
+    yield built
+    built.close()
+
+
+def spoken_texts(engine: SupertonicEngine, text: str, tone: str) -> list[str]:
+    """What the engine hands supertonic to synthesise, piece by piece."""
+    texts: list[str] = []
+    real = engine._tts.synthesize
+
+    def synthesize(piece: str, *args: Any, **kwargs: Any) -> Any:
+        texts.append(piece)
+        return real(piece, *args, **kwargs)
+
+    engine._tts.synthesize = synthesize
+    try:
+        list(engine.stream(text, tone))
+    finally:
+        del engine._tts.synthesize
+    return texts
+
+
+def seconds(text: str) -> float:
+    """How long the tiny model makes a piece: its characters, with supertonic's `<en>` marks,
+    at supertonic's default speed."""
+    return len(f"<en>{text}</en>") * tiny.SECONDS_PER_CHARACTER / DEFAULT_SPEED
+
+
+class TestSupertonicConformance(EngineConformance):
+    """The conformance kit on the tiny Supertonic model, through the supertonic package."""
+
+    engine_name = "supertonic3"
+
+    @pytest.fixture(scope="class")
+    @classmethod
+    def engine(cls, engine: SupertonicEngine) -> SupertonicEngine:  # type: ignore[override]
+        return engine
+
+    def test_the_words_come_back_when_transcribed(self, engine: Any, tmp_path: Path) -> None:
+        pytest.skip(
+            "the tiny stand-in model speaks noise; intelligibility needs Supertonic 3's real "
+            "weights (benchmarks/)"
+        )
+
+
+def test_the_plugin_offers_supertonic3_through_its_entry_point() -> None:
+    registry = EngineRegistry()
+    registry.load(metadata.entry_points(group=GROUP), {"ASSIST_VOICES": "supertonic"})
+    spec = registry.spec("supertonic3")
+    assert spec.package == "assist-voice-supertonic"
+    assert registry.reasons() == {"supertonic3": None}
+
+
+def test_listing_engines_imports_neither_supertonic_nor_onnxruntime_nor_numpy() -> None:
+    script = (
+        "import sys\n"
+        "from assist.voice.supertonic import plugin\n"
+        "specs = []\n"
+        "plugin.assist_voice_engines(specs.append)\n"
+        "specs[0].check()\n"
+        "from assist.core.engines import VoiceOptions\n"
+        "specs[0].ready_offline(VoiceOptions())\n"
+        "heavy = ('supertonic', 'onnxruntime', 'numpy')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_ready_offline_means_the_model_files_are_in_supertonics_cache(
+    model_folder: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    assert plugin.ready_offline(VoiceOptions())
+    monkeypatch.setenv("SUPERTONIC_CACHE_DIR", str(tmp_path))
+    assert not plugin.ready_offline(VoiceOptions())
+
+
+def test_each_sentence_is_one_chunk_at_the_declared_rate_with_its_pause(
+    engine: SupertonicEngine,
+) -> None:
+    chunks = list(engine.stream(REPLY, "neutral"))
+    pieces = speech_chunks(REPLY)
+    assert engine.sample_rate == RATE
+    assert len(chunks) == len(pieces) == 3
+    expected = [round(seconds(p) * RATE) + round(SENTENCE_PAUSE_S * RATE) for p in pieces[:-1]]
+    expected.append(round(seconds(pieces[-1]) * RATE))
+    assert [len(c) for c in chunks] == expected
+    assert all(c.dtype == np.float32 and c.ndim == 1 for c in chunks)
+    pause = chunks[0][-round(SENTENCE_PAUSE_S * RATE) :]
+    assert not pause.any(), "the pause after a sentence is silence"
+
+
+def test_a_long_first_sentence_is_cut_at_a_clause_with_a_shorter_pause(
+    engine: SupertonicEngine,
+) -> None:
+    text = "The release went out on Monday morning, and nobody has reported a problem since."
+    chunks = list(engine.stream(text, "neutral"))
+    first, second = speech_chunks(text)
+    assert [len(c) for c in chunks] == [
+        round(seconds(first) * RATE) + round(CLAUSE_PAUSE_S * RATE),
+        round(seconds(second) * RATE),
+    ]
+
+
+@pytest.mark.parametrize(("tone", "tag"), [("amused", "<laugh> "), ("apologetic", "<sigh> ")])
+def test_amused_laughs_and_apologetic_sighs_before_the_first_sentence_only(
+    engine: SupertonicEngine, tone: str, tag: str
+) -> None:
+    assert spoken_texts(engine, REPLY, tone) == [
+        f"{tag}Sure.",
+        "It shipped on Monday!",
+        "Any questions?",
+    ]
+    plain, tagged = (list(engine.stream(REPLY, t)) for t in ("neutral", tone))
+    extra = round(seconds(tag + "Sure.") * RATE) - round(seconds("Sure.") * RATE)
+    assert len(tagged[0]) - len(plain[0]) == extra
+    assert [len(c) for c in tagged[1:]] == [len(c) for c in plain[1:]]
+
+
+@pytest.mark.parametrize("tone", ["neutral", "warm", "excited", "concerned", "furious"])
+def test_the_other_tones_are_spoken_without_a_tag(engine: SupertonicEngine, tone: str) -> None:
+    assert spoken_texts(engine, REPLY, tone) == ["Sure.", "It shipped on Monday!", "Any questions?"]
+
+
+def test_a_character_the_model_cannot_say_is_left_out_with_a_note(
+    engine: SupertonicEngine, capfd: pytest.CaptureFixture[str]
+) -> None:
+    assert spoken_texts(engine, "It costs 5 € a month.", "neutral") == ["It costs 5  a month."]
+    assert "cannot say €" in capfd.readouterr().err
+
+
+def test_the_voice_option_chooses_a_voice_style_and_f1_is_the_default(
+    engine: SupertonicEngine, model_folder: Path
+) -> None:
+    def style_of(name: str) -> np.ndarray:
+        data = json.loads((model_folder / "voice_styles" / f"{name}.json").read_text())
+        return np.array(data["style_ttl"]["data"], dtype=np.float32).reshape(tiny.STYLE_TTL)
+
+    other = build_engine(VoiceOptions(voice="M1"))
+    try:
+        assert isinstance(other, SupertonicEngine)
+        assert np.array_equal(other._style.ttl, style_of("M1"))
+        assert np.array_equal(engine._style.ttl, style_of("F1"))
+    finally:
+        other.close()
+
+
+def test_an_unknown_voice_style_is_refused_naming_the_styles(model_folder: Path) -> None:
+    with pytest.raises(ValueError, match=r"no voice style named 'Z9'.*F1, F2, M1"):
+        build_engine(VoiceOptions(voice="Z9"))
+
+
+def test_missing_files_offline_fail_at_once_saying_what_is_missing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SUPERTONIC_CACHE_DIR", str(tmp_path / "empty"))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    start = time.perf_counter()
+    with pytest.raises(ModelUnavailable, match="not downloaded yet") as error:
+        build_engine(VoiceOptions())
+    assert time.perf_counter() - start < 2
+    assert "onnx/vocoder.onnx" in str(error.value) and "HF_HUB_OFFLINE" in str(error.value)
+    assert not (tmp_path / "empty").exists(), "nothing was downloaded or created"
