@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -31,6 +32,9 @@ from assist.mcp.heartbeat import LAPSE_S
 from assist.mcp.sessions import SessionStore
 from assist.mcp.supervisor import SayResult, VoiceFailure
 from assist.mcp.watch import Watcher
+
+sys.path.insert(0, str(Path(__file__).parent))
+from mcp_harness import LiveMeeting, Place
 
 pytestmark = pytest.mark.anyio
 
@@ -106,24 +110,18 @@ class Clock:
 
 
 class Rig:
-    """A config folder, a live session and a `Watcher` on them, with fake voices."""
+    """A config folder, a live meeting and a `Watcher` on them, with fake voices."""
 
     def __init__(self, root: Path, clock: Callable[[], float] = time.monotonic) -> None:
-        self.config = root / "config" / "config.json"
-        self.config.parent.mkdir(parents=True)
+        self.place = Place(root)
         self.configure()
-        self.folder = root / "sessions" / SESSION
-        (self.folder / "audio").mkdir(parents=True)
-        wav = self.folder / "audio" / "room.native.wav"
-        wav.write_bytes(b"RIFF")
-        later = time.time() + 3600  # growing for the whole test, however slow the machine
-        os.utime(wav, (later, later))
+        self.meeting = LiveMeeting(self.place, SESSION)
         self.voices: list[FakeVoice] = []
         self.next_voice = FakeVoice()
         self.watcher = Watcher(
-            config=ConfigFile(self.config),
-            store=SessionStore(root / "sessions"),
-            folder=self.config.parent,
+            config=ConfigFile(self.place.config),
+            store=SessionStore(self.place.sessions),
+            folder=self.place.config.parent,
             voice_factory=self._voice,
             pid=os.getpid(),
             pacing=PACING,
@@ -136,64 +134,59 @@ class Rig:
         self.voices.append(voice)
         return voice
 
-    def configure(self, *, enabled: bool = True, cooldown_s: int = 0, cap: int = 10) -> None:
-        assistant = {"enabled": enabled, "cooldown_s": cooldown_s, "max_per_meeting": cap}
-        temp = self.config.with_suffix(".tmp")
-        temp.write_text(json.dumps({"assistant": assistant}), encoding="utf-8")
-        os.replace(temp, self.config)
+    async def close(self) -> None:
+        await self.watcher.shutdown()
+        self.meeting.end()
+
+    def configure(self, *, enabled: bool = True, cooldown_s: int = 0) -> None:
+        self.place.configure(enabled=enabled, cooldown_s=cooldown_s)
 
     @property
     def voice(self) -> FakeVoice:
         return self.voices[-1]
 
-    @property
-    def heartbeat(self) -> Path:
-        return self.config.parent / "assistant.json"
-
-    @property
-    def lock(self) -> Path:
-        return self.config.parent / "speaking.lock"
-
     def beat_state(self) -> str | None:
-        if not self.heartbeat.exists():
+        if not self.place.heartbeat.exists():
             return None
-        return str(json.loads(self.heartbeat.read_text())["state"])
+        return str(json.loads(self.place.heartbeat.read_text())["state"])
 
     def lock_holder(self) -> dict[str, Any] | None:
-        return json.loads(self.lock.read_text()) if self.lock.exists() else None
+        lock = self.place.lock
+        return json.loads(lock.read_text()) if lock.exists() else None
 
     def events(self) -> list[dict[str, Any]]:
-        log = self.folder / "assistant.jsonl"
-        if not log.exists():
-            return []
-        return [json.loads(line) for line in log.read_text(encoding="utf-8").splitlines()]
+        return self.meeting.events()
 
     def event_names(self) -> list[str]:
-        return [event["event"] for event in self.events()]
+        return self.meeting.event_names()
 
     def log_from_another_process(self, event: dict[str, Any]) -> None:
-        with open(self.folder / "assistant.jsonl", "a", encoding="utf-8") as file:
-            file.write(meeting_log.encode_event(event))
-
-    def say_in_the_room(self, text: str) -> None:
-        line = {"track": "room", "start_ms": 0, "end_ms": 900, "text": text, "confidence": 0.9}
-        with open(self.folder / "raw.jsonl", "a", encoding="utf-8") as file:
-            file.write(json.dumps(line) + "\n")
+        with open(self.meeting.log, "a", encoding="utf-8") as log:
+            log.write(meeting_log.encode_event(event))
 
     def snapshot(self) -> dict[str, Any]:
         """What the files say right now."""
-        return {
-            "events": self.event_names(),
-            "lock": self.lock_holder(),
-            "beat": self.beat_state(),
-        }
+        return {"events": self.event_names(), "lock": self.lock_holder(), "beat": self.beat_state()}
 
 
 @pytest.fixture
 async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     rig = Rig(tmp_path)
     yield rig
-    await rig.watcher.shutdown()
+    await rig.close()
+
+
+@pytest.fixture
+def clock() -> Clock:
+    return Clock()
+
+
+@pytest.fixture
+async def clocked(tmp_path: Path, clock: Clock) -> AsyncIterator[Rig]:
+    """A rig whose watch runs on `clock`."""
+    rig = Rig(tmp_path, clock=clock)
+    yield rig
+    await rig.close()
 
 
 def value(reply: Any) -> dict[str, Any]:
@@ -234,7 +227,7 @@ async def test_the_notice_is_logged_first_then_said_warmly_holding_the_floor(rig
     ]
     assert rig.snapshot() == {"events": ["joined"], "lock": None, "beat": "listening"}
     assert joined["notice_spoken"] == rig.events()[0]["notice"] == notice_text("Claude")
-    assert not list(rig.config.parent.glob("speaking.*.tmp"))
+    assert not list(rig.place.config.parent.glob("speaking.*.tmp"))
 
 
 async def test_a_notice_the_voice_cannot_say_is_logged_leaves_and_starts_no_watch(
@@ -375,78 +368,69 @@ async def test_a_wait_counts_and_leaves_out_what_another_process_said(rig: Rig) 
     value(await rig.watcher.watch_meeting({}))
     said = "The build is green again after the fix."
     rig.log_from_another_process(meeting_log.speaking(now(), OTHER_PID, "b" * 32, said, "neutral"))
-    rig.say_in_the_room("the build is green again after the fix")
-    rig.say_in_the_room("Claude, did the build pass?")
+    rig.meeting.say("the build is green again after the fix")
+    rig.meeting.say("Claude, did the build pass?")
     batch = value(await rig.watcher.wait_for_transcript({"timeout_s": 5}))
-    assert batch["lines"] == ["[00:00] someone in the room: Claude, did the build pass?"]
+    assert batch["lines"] == ["[00:02] someone in the room: Claude, did the build pass?"]
     assert batch["left_out_as_your_own_voice"] == 1
     assert batch["named_you"] is True
     assert batch["spoken"] == 1 and batch["may_speak"].startswith("not now: ")
 
 
 async def test_another_processs_notice_is_left_out_after_our_own_has_left_the_window(
-    tmp_path: Path,
+    clocked: Rig, clock: Clock
 ) -> None:
-    clock = Clock()
-    rig = Rig(tmp_path, clock=clock)
-    try:
-        value(await rig.watcher.watch_meeting({}))
-        clock.now += ECHO_WINDOW_S + 10  # our own notice no longer takes part
-        other_notice = notice_text("Robo")
-        rig.log_from_another_process(meeting_log.joined(now(), OTHER_PID, other_notice))
-        rig.say_in_the_room(other_notice)
-        rig.say_in_the_room("Claude, can you hear us?")
-        with anyio.fail_after(5):  # the question by name ends the wait at its first poll
-            batch = value(await rig.watcher.wait_for_transcript({"timeout_s": 5}))
-        assert batch["lines"] == ["[00:00] someone in the room: Claude, can you hear us?"]
-        assert batch["left_out_as_your_own_voice"] == 1
-    finally:
-        await rig.watcher.shutdown()
+    value(await clocked.watcher.watch_meeting({}))
+    clock.now += ECHO_WINDOW_S + 10  # our own notice no longer takes part
+    other_notice = notice_text("Robo")
+    clocked.log_from_another_process(meeting_log.joined(now(), OTHER_PID, other_notice))
+    clocked.meeting.say(other_notice)
+    clocked.meeting.say("Claude, can you hear us?")
+    with anyio.fail_after(5):  # the question by name ends the wait at its first poll
+        batch = value(await clocked.watcher.wait_for_transcript({"timeout_s": 5}))
+    assert batch["lines"] == ["[00:02] someone in the room: Claude, can you hear us?"]
+    assert batch["left_out_as_your_own_voice"] == 1
 
 
 # The heartbeat's lapse (7)
 
 
 async def test_the_heartbeat_lapses_180_s_after_the_last_call_ended_never_during_one(
-    tmp_path: Path,
+    clocked: Rig, clock: Clock
 ) -> None:
-    clock = Clock()
-    rig = Rig(tmp_path, clock=clock)
-    try:
-        value(await rig.watcher.watch_meeting({}))
-        meeting = rig.watcher.meeting
-        assert meeting is not None and meeting.beat is not None
-        beat = meeting.beat.beat
-        clock.now += LAPSE_S - 0.1
-        beat()
-        assert rig.beat_state() == "listening"
+    rig = clocked
+    value(await rig.watcher.watch_meeting({}))
+    meeting = rig.watcher.meeting
+    assert meeting is not None and meeting.beat is not None
+    beat = meeting.beat.beat
+    clock.now += LAPSE_S - 0.1
+    beat()
+    assert rig.beat_state() == "listening"
 
-        voice = rig.voice
-        voice.line_s = 10.0
+    voice = rig.voice
+    voice.line_s = 10.0
 
-        async def long_line() -> None:
-            value(await rig.watcher.speak({"text": "A long story."}))
+    async def long_line() -> None:
+        value(await rig.watcher.speak({"text": "A long story."}))
 
-        async with anyio.create_task_group() as group:
-            group.start_soon(long_line)
-            await eventually(lambda: len(voice.said) == 2)
-            clock.now += 10 * LAPSE_S  # a call in flight, however long, keeps the claim
-            beat()
-            assert rig.beat_state() == "speaking"
-            voice.stop_line()
-        assert rig.beat_state() == "listening"
-        voice.line_s = 0.0
+    async with anyio.create_task_group() as group:
+        group.start_soon(long_line)
+        await eventually(lambda: len(voice.said) == 2)
+        clock.now += 10 * LAPSE_S  # a call in flight, however long, keeps the claim
+        beat()
+        assert rig.beat_state() == "speaking"
+        voice.stop_line()
+    assert rig.beat_state() == "listening"
+    voice.line_s = 0.0
 
-        clock.now += LAPSE_S - 0.1  # counted from the end of the call, not its start
-        beat()
-        assert rig.beat_state() == "listening"
-        clock.now += 0.1
-        beat()
-        assert rig.beat_state() is None
-        assert rig.watcher.meeting is meeting  # the watch itself stays
-        beat()
-        assert rig.beat_state() is None
-        value(await rig.watcher.speak({"text": "Back."}))
-        assert rig.beat_state() == "listening"  # the next call writes the claim again
-    finally:
-        await rig.watcher.shutdown()
+    clock.now += LAPSE_S - 0.1  # counted from the end of the call, not its start
+    beat()
+    assert rig.beat_state() == "listening"
+    clock.now += 0.1
+    beat()
+    assert rig.beat_state() is None
+    assert rig.watcher.meeting is meeting  # the watch itself stays
+    beat()
+    assert rig.beat_state() is None
+    value(await rig.watcher.speak({"text": "Back."}))
+    assert rig.beat_state() == "listening"  # the next call writes the claim again

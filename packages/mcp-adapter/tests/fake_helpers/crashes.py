@@ -2,7 +2,6 @@
 only while FILE does not exist, creating it, so the next helper works."""
 
 import os
-from pathlib import Path
 
 import fake
 
@@ -11,11 +10,9 @@ fake.ready(args)
 
 
 def crash(say: dict[str, object]) -> bool:
-    if args.once:
-        if Path(args.once).exists():
-            return False
-        Path(args.once).touch()
-    fake.send({"event": "speaking", "id": say["id"], "first_audio_ms": 5})
+    if not fake.first_time(args.once):
+        return False
+    fake.start_a_line(say)
     os._exit(3)
 
 

@@ -15,6 +15,7 @@ import select
 import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 
 def arguments(extra: Callable[[argparse.ArgumentParser], None] | None = None) -> argparse.Namespace:
@@ -30,6 +31,22 @@ def arguments(extra: Callable[[argparse.ArgumentParser], None] | None = None) ->
         with open(args.record, "a", encoding="utf-8") as file:
             file.write(json.dumps(sys.argv[1:]) + "\n")
     return args
+
+
+def first_time(marker: str | None) -> bool:
+    """True when a helper should misbehave: always without `--once FILE`, else only while
+    FILE does not exist (it is created, so the next helper works)."""
+    if marker is None:
+        return True
+    if Path(marker).exists():
+        return False
+    Path(marker).touch()
+    return True
+
+
+def start_a_line(say: dict[str, object]) -> None:
+    """The `speaking` event of a line that is about to go wrong."""
+    send({"event": "speaking", "id": say["id"], "first_audio_ms": 5})
 
 
 def send(event: dict[str, object]) -> None:
