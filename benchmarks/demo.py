@@ -46,7 +46,7 @@ OUT = Path(__file__).parent / "out" / "demo.json"
 def one_run(engine: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="assist-bench-demo-") as workdir:
         command = [
-            sys.executable, "-m", "assist.mcp.demo",
+            str(Path(sys.executable).parent / "assist"), "demo",
             "--speed", "1", "--no-play", "--json", "--engine", engine, "--workdir", workdir,
         ]  # fmt: skip
         started = time.monotonic()

@@ -20,7 +20,7 @@ from assist.core.meeting_log import encode_event, joined, speaking, spoke
 from assist.mcp.meeting_files import load_meeting
 from assist.mcp.sessions import SessionStore
 
-REPLAY = [sys.executable, "-m", "assist.mcp.replay"]
+REPLAY = [str(Path(sys.executable).parent / "assist"), "replay"]
 
 
 class Replay:

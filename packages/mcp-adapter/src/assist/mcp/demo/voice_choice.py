@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from assist.core.engines import VoiceOptions
-from assist.mcp.helper_command import load_registry
+from assist.mcp.engine_choice import load_registry, ready_offline
 from assist.mcp.paths import voice_cache_root
 
 PREFERENCE: tuple[str, ...] = ("piper", "kokoro", "supertonic3", "qwen3-tts", "espeak")
@@ -39,16 +39,9 @@ def demo_engine(environ: Mapping[str, str], wanted: str | None = None) -> str:
         return wanted
     for name in PREFERENCE:
         spec = available.get(name)
-        if spec is not None and _ready_offline(spec.ready_offline, options):
+        if spec is not None and ready_offline(spec, options):
             return name
     raise NoVoice(
         "no installed voice engine can speak here without a download; install one that "
         "ships its voice, e.g. pip install assist-voice-piper (or assist-voice-espeak)"
     )
-
-
-def _ready_offline(check: object, options: VoiceOptions) -> bool:
-    try:
-        return bool(check(options))  # type: ignore[operator]
-    except Exception:  # a plugin's check failing means it is not ready
-        return False
