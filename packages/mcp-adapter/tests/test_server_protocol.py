@@ -13,6 +13,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +121,11 @@ def test_a_malformed_message_gets_the_code_and_id_of_the_table(
         b'{"jsonrpc":"1.0","method":"notifications/initialized"}',
         b'{"jsonrpc":"2.0","method":"tools/call","params":{"name":"status"}}',
         b'{"jsonrpc":"2.0","id":99,"result":{}}',
+        b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":[1]}}',
+        b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{"a":1}}}',
+        b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"none"}}',
+        b'{"jsonrpc":"2.0","method":"notifications/cancelled","params":null}',
+        b'{"jsonrpc":"2.0","method":"notifications/cancelled"}',
     ],
 )
 def test_blank_lines_notifications_and_replies_are_never_answered(
@@ -153,24 +159,66 @@ def test_a_non_string_focus_is_ignored_not_an_error(raw: RawServer) -> None:
     assert text.startswith("You are Claude")
 
 
-def test_tools_list_gives_the_seven_tools_in_order_with_object_schemas(raw: RawServer) -> None:
+def without_descriptions(schema: Any) -> Any:
+    """A schema with every property's description taken out (their words are ours)."""
+    if isinstance(schema, dict):
+        return {
+            key: without_descriptions(value)
+            for key, value in schema.items()
+            if not (key == "description" and isinstance(value, str))
+        }
+    return schema
+
+
+def test_tools_list_gives_the_seven_tools_in_order_with_their_exact_schemas(
+    raw: RawServer,
+) -> None:
     listed = raw.request("tools/list")["result"]["tools"]
-    assert [tool["name"] for tool in listed] == list(tools.TOOL_NAMES)
-    assert all(tool["inputSchema"]["type"] == "object" for tool in listed)
-    schemas = {tool["name"]: tool["inputSchema"] for tool in listed}
-    assert schemas["sessions"] == {"type": "object", "properties": {}}
-    assert schemas["wait_for_transcript"]["properties"]["timeout_s"]["minimum"] == 1
-    assert schemas["wait_for_transcript"]["properties"]["timeout_s"]["maximum"] == 120
-    assert schemas["speak"]["required"] == ["text"]
-    assert schemas["speak"]["properties"]["emotion"]["enum"] == [
-        "neutral",
-        "warm",
-        "amused",
-        "excited",
-        "apologetic",
-        "concerned",
+    assert [tool["name"] for tool in listed] == [
+        "sessions",
+        "transcript",
+        "status",
+        "watch_meeting",
+        "wait_for_transcript",
+        "speak",
+        "stop_watching",
     ]
-    assert schemas["transcript"]["required"] == ["session"]
+    empty = {"type": "object", "properties": {}}
+    schemas = {tool["name"]: without_descriptions(tool["inputSchema"]) for tool in listed}
+    assert schemas == {
+        "sessions": empty,
+        "transcript": {
+            "type": "object",
+            "properties": {
+                "session": {"type": "string"},
+                "since": {"type": "integer"},
+                "verbatim": {"type": "boolean"},
+            },
+            "required": ["session"],
+        },
+        "status": empty,
+        "watch_meeting": {"type": "object", "properties": {"session": {"type": "string"}}},
+        "wait_for_transcript": {
+            "type": "object",
+            "properties": {"timeout_s": {"type": "integer", "minimum": 1, "maximum": 120}},
+        },
+        "speak": {
+            "type": "object",
+            "properties": {
+                "text": {"type": "string"},
+                "emotion": {
+                    "type": "string",
+                    "enum": ["neutral", "warm", "amused", "excited", "apologetic", "concerned"],
+                },
+            },
+            "required": ["text"],
+        },
+        "stop_watching": empty,
+    }
+    for tool in listed:
+        assert len(tool["description"].split()) >= 5
+        for prop in tool["inputSchema"]["properties"].values():
+            assert len(prop["description"].split()) >= 3
 
 
 def test_a_result_is_one_compact_text_block_with_non_ascii_kept(
@@ -180,7 +228,7 @@ def test_a_result_is_one_compact_text_block_with_non_ascii_kept(
     folder.mkdir()
     (folder / "session.json").write_text(json.dumps({"name": "Café ☕"}), encoding="utf-8")
     reply = raw.request("tools/call", {"name": "sessions"})["result"]
-    assert reply["isError"] is False
+    assert set(reply) == {"content", "isError"} and reply["isError"] is False
     [block] = reply["content"]
     assert block["type"] == "text"
     assert '"name":"Café ☕"' in block["text"]
@@ -210,8 +258,7 @@ def test_initialize_answers_the_version_asked_for_else_2025_11_25(
         "tools": {"listChanged": False},
         "prompts": {"listChanged": False},
     }
-    assert reply["serverInfo"]["name"] == "assist"
-    assert reply["serverInfo"]["version"]
+    assert reply["serverInfo"] == {"name": "assist", "version": metadata.version("assist-mcp")}
 
 
 def test_a_sparse_initialize_still_gets_an_answer(raw: RawServer) -> None:

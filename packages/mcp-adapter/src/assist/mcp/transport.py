@@ -104,8 +104,16 @@ class Wire:
             anyio.from_thread.run_sync(self.eof.set, token=token)
 
     async def _take(self, raw: bytes) -> None:
+        """One line of stdin: screened, then answered or forwarded. Whatever goes wrong with
+        one line, the stream goes on (3.1)."""
         if self.eof.is_set():
             return
+        try:
+            await self._screen_and_forward(raw)
+        except Exception as error:  # a bug: the line is lost, the server is not
+            note(f"a line from the client could not be handled and was dropped ({error!r})")
+
+    async def _screen_and_forward(self, raw: bytes) -> None:
         decided = wire.screen(raw, self._tools)
         if isinstance(decided, wire.Skip):
             return
@@ -124,7 +132,12 @@ class Wire:
         if decided.request_id is not None:
             self._open_requests.add(decided.request_id)
         if decided.message.get("method") == "notifications/cancelled":
-            self._forget(decided.message.get("params", {}).get("requestId"))
+            params = decided.message.get("params")
+            cancelled = wire.usable_id(
+                params.get("requestId") if isinstance(params, dict) else None
+            )
+            if cancelled is not None:  # anything else names no request of ours
+                self._forget(cancelled)
         await self._to_sdk.send(SessionMessage(message))
 
     async def _relay_sdk_replies(self) -> None:

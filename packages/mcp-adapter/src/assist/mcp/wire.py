@@ -90,7 +90,7 @@ def screen(raw: bytes, tools: Sequence[str]) -> Screened:
     if "method" not in message and ("result" in message or "error" in message):
         return Skip("a reply from the client; this server sends no requests")
     has_id = "id" in message
-    request_id = _usable_id(message.get("id"))
+    request_id = usable_id(message.get("id"))
     if message.get("jsonrpc") != "2.0":
         return _refuse(has_id, request_id, INVALID_REQUEST, '`jsonrpc` must be "2.0"')
     method = message.get("method")
@@ -126,7 +126,7 @@ def _refuse(has_id: bool, request_id: str | int | None, code: int, text: str) ->
     return Answer(request_id, code, text)
 
 
-def _usable_id(value: object) -> str | int | None:
+def usable_id(value: object) -> str | int | None:
     """A JSON-RPC id we can answer with: a string or an integer (a boolean is neither)."""
     if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
         return value
