@@ -26,9 +26,10 @@ def tiny_hub(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return hub
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def offline_hub(tiny_hub: Path) -> Iterator[Path]:
-    """The tiny hub as the engine's only model source: offline, and allowed on the CPU."""
+    """The tiny hub as the engine's only model source: offline, and allowed on the CPU (for
+    one test module at a time, so the settings never leak into other packages' tests)."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("HF_HUB_CACHE", str(tiny_hub))
         patch.setenv("HF_HUB_OFFLINE", "1")

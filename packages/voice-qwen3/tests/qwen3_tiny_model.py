@@ -12,7 +12,7 @@ offline, on the CPU. The speech is noise, but it has the shape of speech:
   by hand: hidden dimension 0 carries only the text side's "end of text" and "padding" marks,
   and the codec head reads the end-of-speech code from that dimension alone. A preset-voice line
   then stops at its end-of-text mark, one codec token per text token, and a cloned line (whose
-  steps see only padding) stops after about `CLONE_TOKENS` tokens.
+  steps see only padding) stops at random, after about 30 tokens on average; tests seed it.
 - **About as much audio per character as speech.** The text tokenizer is byte-level with every
   pair of lower-case letters merged, about 1.6 characters a token: 12.5 tokens a second then
   make ~0.05 s of audio per character (people speak at ~0.07).
@@ -55,13 +55,11 @@ EOS_CODE = 2150
 END_MARK = 20.0
 """Dimension 0 of the end-of-text mark's embedding: end-of-speech becomes certain."""
 PAD_MARK = 0.1
-"""Dimension 0 of the padding mark's embedding: end-of-speech comes after ~CLONE_TOKENS."""
+"""Dimension 0 of the padding mark's embedding: end-of-speech after ~30 tokens on average."""
 OTHER_MARK = -6.0
 """Dimension 0 of every other text embedding: silu(-6) is about 0, no end-of-speech."""
 EOS_GAIN = 10.0
 """The codec head's weight from dimension 0 to the end-of-speech code."""
-CLONE_TOKENS = 25
-"""Roughly how long a cloned line runs (measured, not exact: the stop is sampled)."""
 BITS = {"custom_voice": 8, "base": 4}
 """Quantisation of the published preset (8-bit) and clone (4-bit) models. The VoiceDesign model
 is published in bf16; its tiny stand-in stays in float32, which mlx runs far faster on a CPU."""

@@ -10,6 +10,8 @@ that reason.
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import sys
 import threading
@@ -243,3 +245,30 @@ def test_a_closed_engine_says_so(offline_hub: Path, tmp_path: Path) -> None:
     engine.close()
     with pytest.raises(RuntimeError, match="closed"):
         engine.stream("Hello.", "neutral")
+
+
+def test_the_voice_helper_speaks_with_qwen3_and_exits_cleanly(
+    offline_hub: Path, tmp_path: Path
+) -> None:
+    """The whole path: `assist-voice --engine qwen3-tts` loads on its main thread, streams a
+    line, saves it, and quits with status 0 (MLX work off the main thread made it abort)."""
+
+    helper = Path(sys.executable).parent / "assist-voice"
+    requests = [
+        {"op": "say", "id": 1, "text": TWO_SENTENCES, "emotion": "warm"},
+        {"op": "quit"},
+    ]
+    done = subprocess.run(
+        [str(helper), "--engine", "qwen3-tts", "--no-play", "--save-dir", str(tmp_path / "out")],
+        input="".join(json.dumps(request) + "\n" for request in requests),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "ASSIST_VOICE_CACHE": str(tmp_path / "cache")},
+    )
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [event["event"] for event in events] == ["ready", "speaking", "done"]
+    assert events[0]["engine"] == "qwen3-tts" and events[0]["sample_rate"] == tiny.SAMPLE_RATE
+    assert events[2]["audio_s"] > 1
+    assert (tmp_path / "out" / "reply-1.wav").stat().st_size > 44

@@ -9,6 +9,7 @@ real weights (benchmarks/).
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -215,3 +216,25 @@ def test_missing_files_offline_fail_at_once_saying_what_is_missing(
     assert time.perf_counter() - start < 2
     assert "onnx/vocoder.onnx" in str(error.value) and "HF_HUB_OFFLINE" in str(error.value)
     assert not (tmp_path / "empty").exists(), "nothing was downloaded or created"
+
+
+def test_the_voice_helper_speaks_with_supertonic3(model_folder: Path, tmp_path: Path) -> None:
+    """The whole path: `assist-voice --engine supertonic3` loads, speaks a line, quits."""
+
+    helper = Path(sys.executable).parent / "assist-voice"
+    requests = [
+        {"op": "say", "id": 7, "text": REPLY, "emotion": "amused"},
+        {"op": "quit"},
+    ]
+    done = subprocess.run(
+        [str(helper), "--engine", "supertonic3", "--no-play"],
+        input="".join(json.dumps(request) + "\n" for request in requests),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ),
+    )
+    events = [json.loads(line) for line in done.stdout.splitlines()]
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert [event["event"] for event in events] == ["ready", "speaking", "done"]
+    assert events[0]["sample_rate"] == RATE and events[2]["id"] == 7
