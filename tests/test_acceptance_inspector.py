@@ -64,8 +64,6 @@ def test_the_inspector_lists_the_seven_tools_in_order(tmp_path: Path) -> None:
 def test_the_inspector_gets_the_watch_prompt_with_a_focus(tmp_path: Path) -> None:
     place = Place(tmp_path)
     place.configure(name="Ada")
-    listed = inspect(place, "--method", "prompts/list")
-    assert [prompt["name"] for prompt in listed["prompts"]] == ["watch"]
     got = inspect(
         place, "--method", "prompts/get", "--prompt-name", "watch", "--prompt-args", "focus=budget"
     )

@@ -31,7 +31,7 @@ from mcp_harness import (
 )
 
 LINE_S = 0.6
-COOLDOWN_S = 2
+COOLDOWN_S = 1
 CAP = 3
 
 
@@ -43,13 +43,15 @@ def tool(server: RawServer, name: str, arguments: dict[str, Any], request_id: An
 
 
 def keep_trying_to_speak(server: RawServer, until: float, outcomes: list[Any]) -> None:
-    """An eager agent: asks to speak again and again until `until`."""
+    """An eager agent: asks to speak again and again until `until`, or until it is told the
+    meeting's allowance is used up (nothing can be said after that)."""
     number = 0
     while time.monotonic() < until:
         number += 1
-        outcomes.append(
-            tool(server, "speak", {"text": f"Point {number} from {id(server)}."}, number)
-        )
+        outcome = tool(server, "speak", {"text": f"Point {number} from {id(server)}."}, number)
+        outcomes.append(outcome)
+        if isinstance(outcome, str) and "allowance" in outcome:
+            return
         time.sleep(0.05)
 
 

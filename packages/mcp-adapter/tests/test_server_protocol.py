@@ -153,6 +153,36 @@ def test_the_watching_tools_never_answer_invalid_params_for_an_argument_type(
         assert reply["result"]["content"][0]["type"] == "text"
 
 
+def test_prompts_list_offers_the_one_watch_prompt_with_an_optional_focus(raw: RawServer) -> None:
+    [listed] = raw.request("prompts/list")["result"]["prompts"]
+    assert set(listed) == {"name", "title", "description", "arguments"}
+    assert listed["name"] == "watch"
+    assert listed["title"] and listed["description"]
+    [focus] = listed["arguments"]
+    assert focus["name"] == "focus" and focus["required"] is False and focus["description"]
+
+
+def test_prompts_get_reads_the_assistants_name_each_time_and_ends_with_the_focus(
+    raw: RawServer, place: Place
+) -> None:
+    place.configure(name="Ada")
+    try:
+        got = raw.request("prompts/get", {"name": "watch", "arguments": {"focus": " the budget "}})
+    finally:
+        place.configure()
+    [message] = got["result"]["messages"]
+    assert got["result"]["description"]
+    assert message["role"] == "user" and message["content"]["type"] == "text"
+    text = message["content"]["text"]
+    assert text.startswith("You are Ada")
+    last = text.rsplit("\n\n", 1)[1]  # after a blank line, a lead-in, then the trimmed focus
+    assert last.endswith(" the budget") and last != "the budget"
+    for tool in ("watch_meeting", "wait_for_transcript", "speak", "stop_watching"):
+        assert tool in text
+    again = raw.request("prompts/get", {"name": "watch"})["result"]["messages"][0]
+    assert again["content"]["text"].startswith("You are Claude")
+
+
 def test_a_non_string_focus_is_ignored_not_an_error(raw: RawServer) -> None:
     reply = raw.request("prompts/get", {"name": "watch", "arguments": {"focus": 5}})
     text = reply["result"]["messages"][0]["content"]["text"]
@@ -307,7 +337,7 @@ def test_eof_answers_every_request_already_read_ends_an_open_wait_and_exits_0(
     place = Place(tmp_path)
     place.configure()
     meeting = LiveMeeting(place)
-    server = RawServer(place)
+    server = RawServer(place, env=place.slow_voice(0.1, 0.0))
     try:
         server.initialize()
         assert server.request("tools/call", {"name": "watch_meeting"})["result"]["isError"] is False
@@ -352,7 +382,8 @@ def test_sigterm_sigint_and_sighup_each_leave_the_watch_remove_the_heartbeat_and
         for place in places:
             place.configure()
             meetings.append(LiveMeeting(place))
-            servers.append(RawServer(place))  # started together: their start-ups overlap
+            # Started together, so their start-ups overlap; the stand-in voice starts at once.
+            servers.append(RawServer(place, env=place.slow_voice(0.1, 0.0)))
         for server, place, number in zip(servers, places, signals, strict=True):
             server.initialize()
             reply = server.request("tools/call", {"name": "watch_meeting"})

@@ -254,20 +254,3 @@ async def test_speak_is_refused_when_another_voice_keeps_the_floor_and_is_not_co
     finally:
         place.lock.unlink(missing_ok=True)
         await server.call_tool("stop_watching", {})
-
-
-async def test_no_watch_starts_when_the_notice_cannot_take_the_floor(
-    server: ClientSession, place: Place, meeting: LiveMeeting
-) -> None:
-    place.lock.write_text(json.dumps({"pid": os.getpid(), "who": "assistant"}))
-    try:
-        text = refusal_of(await server.call_tool("watch_meeting", {}))
-    finally:
-        place.lock.unlink()
-    assert "consent notice could not be said" in text and str(os.getpid()) in text
-    assert meeting.event_names() == ["joined", "error", "left"]
-    error, left = meeting.events()[1:]
-    assert error["stage"] == "notice"
-    assert left["why"] == "the consent notice could not be said"
-    assert not place.heartbeat.exists()
-    assert "watch_meeting" in refusal_of(await server.call_tool("speak", {"text": "Hi."}))

@@ -27,6 +27,7 @@ from assist.core.batcher import Pacing
 from assist.core.consent import LeaveReason, notice_text
 from assist.core.echo import ECHO_WINDOW_S
 from assist.core.settings import VoiceSettings
+from assist.mcp import watch
 from assist.mcp.config import ConfigFile
 from assist.mcp.heartbeat import LAPSE_S
 from assist.mcp.sessions import SessionStore
@@ -243,6 +244,25 @@ async def test_a_notice_the_voice_cannot_say_is_logged_leaves_and_starts_no_watc
     assert rig.snapshot() == {"events": ["joined", "error", "left"], "lock": None, "beat": None}
     assert rig.voice.closed
     assert "watch_meeting" in refused(await rig.watcher.speak({"text": "Hi."}))
+
+
+async def test_a_notice_that_cannot_take_the_floor_waits_its_time_then_starts_no_watch(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(watch, "LOCK_WAIT_S", 0.3)  # the server test of speak waits the 5 s
+    held = json.dumps({"pid": os.getpid(), "who": "talk"})
+    rig.place.lock.write_text(held)
+    started = time.monotonic()
+    text = refused(await rig.watcher.watch_meeting({}))
+    assert time.monotonic() - started >= 0.3
+    assert "consent notice could not be said" in text and "0.3 s" in text
+    assert f"pid {os.getpid()}" in text and "ambient talk" in text
+    assert rig.voice.said == [] and rig.voice.closed
+    assert rig.event_names() == ["joined", "error", "left"]
+    assert rig.events()[1]["stage"] == "notice"
+    assert rig.events()[2]["why"] == LeaveReason.NOTICE_FAILED.why
+    assert rig.beat_state() is None
+    assert rig.place.lock.read_text() == held  # another's lock is never taken or removed
 
 
 async def test_a_voice_that_cannot_be_built_is_a_failed_notice(rig: Rig) -> None:
