@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "packages" / "mcp-adapter" / "tests"))
-from mcp_harness import ASSIST, LiveMeeting, Place, helper_pids
+from mcp_harness import ASSIST, TOOLS_IN_ORDER, LiveMeeting, Place, helper_pids
 
 ROOT = Path(__file__).parents[1]
 INSTALLED = ROOT / ".ci" / "inspector" / "node_modules" / ".bin" / "mcp-inspector"
@@ -50,15 +50,7 @@ def test_the_inspector_lists_the_seven_tools_in_order(tmp_path: Path) -> None:
     place = Place(tmp_path)
     place.configure()
     listed = inspect(place, "--method", "tools/list")
-    assert [tool["name"] for tool in listed["tools"]] == [
-        "sessions",
-        "transcript",
-        "status",
-        "watch_meeting",
-        "wait_for_transcript",
-        "speak",
-        "stop_watching",
-    ]
+    assert [tool["name"] for tool in listed["tools"]] == TOOLS_IN_ORDER
 
 
 def test_the_inspector_gets_the_watch_prompt_with_a_focus(tmp_path: Path) -> None:

@@ -33,6 +33,16 @@ SLOW_VOICE = HERE / "server_fakes" / "slow_voice.py"
 ASSIST = Path(sys.executable).parent / "assist"
 HELPER_COMMANDS = (b"assist-voice", b"slow_voice.py", b"assist.mcp.voice.helper")
 """How a voice helper's command line can be recognised."""
+TOOLS_IN_ORDER = [
+    "sessions",
+    "transcript",
+    "status",
+    "watch_meeting",
+    "wait_for_transcript",
+    "speak",
+    "stop_watching",
+]
+"""The exact tools/list order of behaviour 3.3, written out rather than taken from the server."""
 TOUCH_S = 0.5
 """How often the test's recorder touches the room wav (a live session changes within 10 s)."""
 

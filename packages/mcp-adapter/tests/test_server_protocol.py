@@ -21,7 +21,7 @@ import pytest
 from assist.mcp import tools, wire
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_harness import LiveMeeting, Place, RawServer, helper_pids
+from mcp_harness import TOOLS_IN_ORDER, LiveMeeting, Place, RawServer, helper_pids
 
 
 @pytest.fixture(scope="module")
@@ -204,15 +204,7 @@ def test_tools_list_gives_the_seven_tools_in_order_with_their_exact_schemas(
     raw: RawServer,
 ) -> None:
     listed = raw.request("tools/list")["result"]["tools"]
-    assert [tool["name"] for tool in listed] == [
-        "sessions",
-        "transcript",
-        "status",
-        "watch_meeting",
-        "wait_for_transcript",
-        "speak",
-        "stop_watching",
-    ]
+    assert [tool["name"] for tool in listed] == TOOLS_IN_ORDER
     empty = {"type": "object", "properties": {}}
     schemas = {tool["name"]: without_descriptions(tool["inputSchema"]) for tool in listed}
     assert schemas == {
