@@ -18,7 +18,6 @@ from typing import Protocol
 
 from assist.core.engines import ENGINE_PACKAGES, EngineRegistry, VoiceOptions, choose_fallback
 from assist.mcp.engine_choice import choose_here
-from assist.mcp.engine_choice import load_registry as load_registry  # the demo imports it here
 
 PROGRAM = "assist-voice"
 """The helper's console script, looked for beside the running interpreter."""
