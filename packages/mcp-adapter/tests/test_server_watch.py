@@ -1,9 +1,12 @@
 """The watching tools of `assist mcp` (behaviour 3.4-3.8, 4) through the SDK's stdio client.
 
-One real server serves the module, with the real `assist-voice` helper and espeak engine run
-with `--no-play --save-audio`, and the batching clock scaled by 0.2 (poll 0.1 s, settle 0.6 s,
-longest 4 s) so the rules are exercised in a fraction of their real time; the acceptance tests
-run them at full length. Each test records its own meeting (a fresh session id) and leaves it.
+Two real servers serve the module, with the batching clock scaled by 0.2 (poll 0.1 s, settle
+0.6 s, longest 4 s) so the rules are exercised in a fraction of their real time; the acceptance
+tests run them at full length. `real_server` runs the real `assist-voice` helper and espeak
+engine with `--no-play --save-audio`, for the tests about the voice itself; `server` runs the
+stand-in voice (`server_fakes/slow_voice.py`, quick lines), since a real helper starting for
+every watch would only slow the rules down. Each test records its own meeting (a fresh
+session id) and leaves it.
 """
 
 from __future__ import annotations
@@ -55,7 +58,15 @@ def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
 
 @pytest.fixture(scope="module")
 async def server(place: Place) -> AsyncIterator[ClientSession]:
+    env = {**place.slow_voice(0.05, 0.0), "ASSIST_PACING_SCALE": str(SCALE)}
     with open(place.root / "server-stderr.txt", "w") as errors:
+        async with connect(place, env=env, errlog=errors) as session:
+            yield session
+
+
+@pytest.fixture(scope="module")
+async def real_server(place: Place) -> AsyncIterator[ClientSession]:
+    with open(place.root / "real-server-stderr.txt", "w") as errors:
         async with connect(
             place,
             "--no-play",
@@ -91,12 +102,12 @@ async def stop(server: ClientSession) -> None:
 
 
 async def test_watch_meeting_says_the_notice_and_returns_the_last_40_lines_as_context(
-    server: ClientSession, place: Place, meeting: LiveMeeting
+    real_server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:
     for number in range(45):
         meeting.say(f"Line {number}.", speaker="Priya" if number % 2 else None)
     meeting.say("   ")
-    joined = await watch(server)
+    joined = await watch(real_server)
     try:
         assert joined["watching"] == meeting.id
         assert joined["you_are"] == "Claude"
@@ -118,7 +129,7 @@ async def test_watch_meeting_says_the_notice_and_returns_the_last_40_lines_as_co
         assert "_multiarray_umath" not in loaded_libraries(beat["pid"])
         assert "espeak" not in loaded_libraries(beat["pid"]).lower()
     finally:
-        await stop(server)
+        await stop(real_server)
     assert meeting.event_names() == ["joined", "left"]
     assert not place.heartbeat.exists()
     await eventually(lambda: helper_pids(place) == [])
@@ -517,12 +528,12 @@ async def test_bytes_that_are_not_utf_8_are_replaced_or_their_line_skipped_and_t
 
 
 async def test_speak_says_the_line_logs_it_and_counts_it(
-    server: ClientSession, place: Place, meeting: LiveMeeting
+    real_server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:
     place.configure(cooldown_s=0, max_per_meeting=3)
-    await watch(server)
+    await watch(real_server)
     try:
-        reply = value_of(await server.call_tool("speak", {"text": "  It shipped Monday.  "}))
+        reply = value_of(await real_server.call_tool("speak", {"text": "  It shipped Monday.  "}))
         assert reply["said"] == "It shipped Monday."
         assert reply["audio_s"] > 0
         assert reply["may_still_speak"] == 2
@@ -536,7 +547,7 @@ async def test_speak_says_the_line_logs_it_and_counts_it(
         assert "cut_off" not in spoke
         assert not place.lock.exists()
     finally:
-        await stop(server)
+        await stop(real_server)
 
 
 @pytest.mark.parametrize(
@@ -560,15 +571,15 @@ async def test_speak_refuses_bad_text_and_tones_before_anything_else(
 
 
 async def test_speak_accepts_600_characters_exactly(
-    server: ClientSession, place: Place, meeting: LiveMeeting
+    real_server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:
-    await watch(server)
+    await watch(real_server)
     try:
         words = ("Ship it today. " * 40)[:599] + "."
-        reply = value_of(await server.call_tool("speak", {"text": words}))
+        reply = value_of(await real_server.call_tool("speak", {"text": words}))
         assert reply["said"] == words and len(words) == 600
     finally:
-        await stop(server)
+        await stop(real_server)
 
 
 async def test_speak_without_a_watch_is_refused_naming_watch_meeting(
