@@ -355,7 +355,7 @@ async def test_stop_watching_before_the_line_reaches_the_voice_still_cuts_it_off
         started = time.monotonic()
         voice.may_start.set()
         await stopping.wait()
-        assert time.monotonic() - started < 1.0  # not the whole 10 s line, nor the 3 s grace
+        assert time.monotonic() - started < 2.0  # not the whole 10 s line, nor the 3 s grace
     assert outcome["cut_off"] is True and outcome["said"] == "A long story."
     assert outcome["stopped"] == {"stopped_watching": SESSION, "spoken": 1}
     assert rig.event_names() == ["joined", "speaking", "left", "spoke"]
