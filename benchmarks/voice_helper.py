@@ -16,7 +16,9 @@ For each engine, every run starts a fresh process both ways, alternating, and me
 
 The helper runs exactly as the MCP server starts it (`assist-voice --engine <name>`), with
 `--no-play`, since a benchmark machine need not have speakers; the plain script keeps every
-chunk the way the silent player counts them. Medians over the runs, and helper/direct ratios.
+chunk the way the silent player counts them. The two alternate which runs first in each run.
+Medians over the runs, and helper/direct ratios; also how much later the client hears of the
+first audio than the helper measured it, which is the protocol's own cost (pipe and JSON).
 
     uv run python benchmarks/voice_helper.py --engines espeak,piper,kokoro --runs 5 --lines 100
 
@@ -155,6 +157,7 @@ class HelperClient:
             start_new_session=True,
         )
         self.next_id = 0
+        self.reported: dict[str, int] = {}
 
     def events(self) -> Iterator[dict[str, Any]]:
         assert self.process.stdout is not None
@@ -162,7 +165,8 @@ class HelperClient:
             yield json.loads(line)  # a stray line would fail the benchmark, as it should
 
     def say(self, text: str) -> tuple[float | None, float, float]:
-        """Send one line; ms to `speaking` and to `done` as received, and its audio_s."""
+        """Send one line; ms to `speaking` and to `done` as received, and its audio_s.
+        The helper's own figures for the line are kept in `reported`."""
         assert self.process.stdin is not None
         self.next_id += 1
         began = time.perf_counter()
@@ -173,7 +177,9 @@ class HelperClient:
         for event in self.events():
             if event["event"] == "speaking":
                 first = (time.perf_counter() - began) * 1000
+                self.reported["first_audio_ms"] = event["first_audio_ms"]
             elif event["event"] == "done":
+                self.reported["total_ms"] = event["total_ms"]
                 return first, (time.perf_counter() - began) * 1000, float(event["audio_s"])
             elif event["event"] == "error":
                 raise RuntimeError(event["message"])
@@ -196,6 +202,8 @@ def run_helper(engine: str, lines: int) -> dict[str, Any]:
     client.say(WARM_UP)
     first, whole, audio = client.say(REPLY)
     result.update(first_audio_ms=first, whole_ms=whole, audio_s=audio)
+    if first is not None:
+        result["protocol_ms"] = first - client.reported["first_audio_ms"]
     result["peak_rss_kib"] = memory_kib(client.process.pid).get("VmHWM")
     for index in range(lines):
         client.say(varied_line(index))
@@ -233,6 +241,7 @@ FIGURES = (
     ("first_audio_ms", "first audio (ms)", 0),
     ("whole_ms", "whole line (ms)", 0),
     ("rtf", "real-time factor", 3),
+    ("protocol_ms", "first audio: received minus helper-measured (ms)", 1),
     ("first_sentence_ms", "first sentence whole (ms)", 0),
     ("peak_rss_mib", "peak RSS (MiB)", 1),
     ("rss_after_lines_mib", "RSS after the lines (MiB)", 1),
@@ -261,9 +270,12 @@ def show(value: float | None, digits: int) -> str:
     return "—" if value is None else f"{value:.{digits}f}"
 
 
-def table(results: dict[str, dict[str, dict[str, float | None]]], runs: int, lines: int) -> str:
+def table(
+    results: dict[str, dict[str, dict[str, float | None]]], runs: int, lines: int, load: str
+) -> str:
     rows = [
         f"Medians of {runs} runs each way (the RSS after the lines: one run of {lines} lines).",
+        f"Load average before and after: {load}.",
         "",
         "| Engine | Figure | Helper | Direct | Helper/direct |",
         "|---|---|---|---|---|",
@@ -297,6 +309,7 @@ def main() -> int:
     os.environ["ASSIST_VOICE_CACHE"] = args.cache
     prepare_cache(Path(args.cache))
 
+    load_before = os.getloadavg()[0]
     results: dict[str, dict[str, dict[str, float | None]]] = {}
     raw: dict[str, dict[str, list[dict[str, Any]]]] = {}
     for engine in args.engines.split(","):
@@ -304,8 +317,12 @@ def main() -> int:
         direct_runs: list[dict[str, Any]] = []
         for index in range(args.runs):
             print(f"{engine}: run {index + 1} of {args.runs}", file=sys.stderr, flush=True)
-            helper_runs.append(run_helper(engine, 0))
-            direct_runs.append(run_direct(engine, 0))
+            if index % 2:  # alternate which goes first, so a drift in load favours neither
+                direct_runs.append(run_direct(engine, 0))
+                helper_runs.append(run_helper(engine, 0))
+            else:
+                helper_runs.append(run_helper(engine, 0))
+                direct_runs.append(run_direct(engine, 0))
         if args.lines:
             print(f"{engine}: {args.lines} lines each way", file=sys.stderr, flush=True)
             long_helper = run_helper(engine, args.lines)
@@ -314,8 +331,10 @@ def main() -> int:
             direct_runs.append({"rss_after_lines_kib": long_direct["rss_after_lines_kib"]})
         raw[engine] = {"helper": helper_runs, "direct": direct_runs}
         results[engine] = {"helper": summarise(helper_runs), "direct": summarise(direct_runs)}
-    Path(args.out).write_text(json.dumps({"medians": results, "runs": raw}, indent=2) + "\n")
-    print(table(results, args.runs, args.lines))
+    load = f"{load_before:.2f}, {os.getloadavg()[0]:.2f}"
+    document = {"medians": results, "runs": raw, "load_average": load}
+    Path(args.out).write_text(json.dumps(document, indent=2) + "\n")
+    print(table(results, args.runs, args.lines, load))
     return 0
 
 
