@@ -44,7 +44,7 @@ def total_memory() -> int:
     if size > 0:
         return int(size)
     try:
-        import psutil  # type: ignore[import-untyped]
+        import psutil
 
         return int(psutil.virtual_memory().total)
     except Exception:  # psutil is optional; without it the memory is unknown

@@ -204,7 +204,7 @@ def _first_non_small_talk(lines: list[dict[str, Any]]) -> float | None:
 def _seconds_between(moment: float | None, remark: dict[str, Any] | None) -> float | None:
     if moment is None or remark is None or remark["first_sound"] is None:
         return None
-    return round(remark["first_sound"] - moment, 2)
+    return round(float(remark["first_sound"]) - moment, 2)
 
 
 def _limits_held(remarks: list[dict[str, Any]], settings: dict[str, Any]) -> bool:
