@@ -9,10 +9,16 @@ counting: the helper is healthy, only that line could not be said. The process i
 
 This runs in the MCP server, which never imports numpy or an engine: only the standard
 library and `assist.core` are used here.
+
+The start-up limit (9.3's 1800 s) can be set with `ASSIST_VOICE_READY_WITHIN`, in seconds: a
+machine whose voice was prepared ahead (`assist doctor --prepare`) may want a watch to fail fast
+instead of waiting half an hour, and a slow link may need longer for a first download.
 """
 
 from __future__ import annotations
 
+import functools
+import math
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -42,11 +48,44 @@ from assist.mcp.helper_process import (
     kill_all_helpers,
 )
 
-__all__ = ["MAX_FAILURES", "SayResult", "Voice", "VoiceFailure", "kill_all_helpers"]
+__all__ = [
+    "MAX_FAILURES",
+    "READY_WITHIN_VARIABLE",
+    "SayResult",
+    "Voice",
+    "VoiceFailure",
+    "kill_all_helpers",
+    "ready_limit",
+]
 
 MAX_FAILURES = 3
 """Consecutive helper failures after which an engine is abandoned for the watch: one failure
 can be bad luck, three in a row is a broken voice."""
+READY_WITHIN_VARIABLE = "ASSIST_VOICE_READY_WITHIN"
+"""Seconds a helper gets to send `ready`; unset or empty means `READY_WITHIN_S` (1800)."""
+
+
+def ready_limit(environ: Mapping[str, str]) -> float:
+    """The start-up limit in seconds: `ASSIST_VOICE_READY_WITHIN` when it is a positive
+    number, else 1800 (a value that is not gives one warning on stderr)."""
+    value = environ.get(READY_WITHIN_VARIABLE)
+    return _seconds_or_default(value) if value else READY_WITHIN_S
+
+
+@functools.cache
+def _seconds_or_default(value: str) -> float:
+    """Cached, so a bad value is reported once per process, not at every watch."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if math.isfinite(seconds) and seconds > 0:
+        return seconds
+    note(
+        f"{READY_WITHIN_VARIABLE}={value!r} is not a positive number of seconds, so a voice "
+        f"helper gets the usual {READY_WITHIN_S:g} s to start; set it to, say, 600 or unset it"
+    )
+    return READY_WITHIN_S
 
 
 class VoiceFailure(Exception):
@@ -65,7 +104,8 @@ class Voice:
 
     `settings` are the `voice` settings of the moment the watch began. `program` replaces the
     `assist-voice` command (tests use it for fake helpers); `registry` and `memory` replace
-    the installed plugins and the machine's memory for the engine choice.
+    the installed plugins and the machine's memory for the engine choice. `ready_within`
+    None means `ready_limit(environ)`.
     """
 
     def __init__(
@@ -80,7 +120,7 @@ class Voice:
         program: Sequence[str] | None = None,
         registry: EngineRegistry | None = None,
         memory: int | None = None,
-        ready_within: float = READY_WITHIN_S,
+        ready_within: float | None = None,
         say_within: float = SAY_WITHIN_S,
         max_failures: int = MAX_FAILURES,
     ) -> None:
@@ -89,11 +129,12 @@ class Voice:
         self._save_dir = save_dir
         self._config_dir = config_dir
         self._program = list(program) if program is not None else helper_program()
-        self._registry = registry if registry is not None else load_registry(environ or os.environ)
+        environ = os.environ if environ is None else environ
+        self._registry = registry if registry is not None else load_registry(environ)
         self._plan: EnginePlan = plan_engines(
             settings, self._registry, memory=memory, cache_root=cache_root
         )
-        self._ready_within = ready_within
+        self._ready_within = ready_limit(environ) if ready_within is None else ready_within
         self._say_within = say_within
         self._max_failures = max_failures
 
@@ -108,6 +149,7 @@ class Voice:
         self._closed = False
         self._in_line = False
         self._stop_asked = False
+        self._load_ms: int | None = None
 
     @property
     def engine(self) -> str | None:
@@ -118,6 +160,16 @@ class Voice:
     def fallback(self) -> str | None:
         """The engine switched to once when the chosen one fails; None for no fallback."""
         return self._plan.fallback
+
+    @property
+    def ready_within(self) -> float:
+        """Seconds a helper gets to send `ready` before it counts as a failed start."""
+        return self._ready_within
+
+    @property
+    def load_ms(self) -> int | None:
+        """How long the last helper to start took to load its engine, by its own `ready`."""
+        return self._load_ms
 
     @property
     def failures(self) -> int:
@@ -245,7 +297,8 @@ class Voice:
                     self._helper = helper
             if helper is not None:
                 try:
-                    helper.wait_ready(self._ready_within)
+                    ready = helper.wait_ready(self._ready_within)
+                    self._load_ms = ready.load_ms
                     return helper
                 except HelperError as error:
                     failure = error
