@@ -80,6 +80,20 @@ def demo_command(argv: list[str]) -> int:
     return run(argv)
 
 
+def doctor_command(argv: list[str]) -> int:
+    """`assist doctor [--prepare]`: what a watch would use here, and whether its voice starts."""
+    from assist.mcp.doctor import doctor_command as run
+
+    return run(argv)
+
+
+def say_command(argv: list[str]) -> int:
+    """`assist say TEXT ...`: speak one line through the voice helper, as a watch would."""
+    from assist.mcp.say import say_command as run
+
+    return run(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     direct = {
@@ -87,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
         "config": config_command,
         "replay": replay_command,
         "demo": demo_command,
+        "doctor": doctor_command,
+        "say": say_command,
     }
     if arguments and arguments[0] in direct:
         return direct[arguments[0]](arguments[1:])
@@ -97,6 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("config", help="show the settings, or set one: assist config KEY VALUE")
     commands.add_parser("replay", help="play a scripted meeting into a session folder")
     commands.add_parser("demo", help="the sample meeting end to end, with a stand-in agent")
+    commands.add_parser(
+        "doctor", help="what the assistant would use here and whether its voice can start"
+    )
+    commands.add_parser("say", help="speak one line through the voice helper, as a watch would")
     args = parser.parse_args(arguments)
     return int(args.run(args))
 
