@@ -102,13 +102,17 @@ def test_away_from_apple_silicon_the_engine_says_what_it_needs(
     assert plugin.check() is None
 
 
-def test_listing_engines_imports_neither_mlx_nor_numpy() -> None:
+def test_listing_engines_imports_neither_mlx_nor_numpy(tmp_path: Path) -> None:
     script = (
         "import sys\n"
+        "from assist.core.engines import VoiceOptions\n"
         "from assist.voice.qwen3 import plugin\n"
         "specs = []\n"
         "plugin.assist_voice_engines(specs.append)\n"
         "specs[0].check()\n"
+        f"root = {str(tmp_path)!r}\n"
+        "for kind in ({}, {'reference': root}, {'description': 'A calm voice.'}):\n"
+        "    specs[0].ready_offline(VoiceOptions(cache_root=root, **kind))\n"
         "heavy = ('mlx', 'mlx_audio', 'numpy', 'transformers')\n"
         "print(sorted(m for m in heavy if m in sys.modules))\n"
     )

@@ -6,7 +6,8 @@ says. It is either given (`--reference`, which always wins) or designed from a d
 is named by `keys.design_key`, so the same description finds its clip again and a changed one
 designs afresh. A design is written into `<key>.part` and renamed when complete, so a crash
 never leaves a half-written voice that looks finished. The model run itself is passed in
-(`Designer`), keeping this module free of MLX.
+(`Designer`), keeping this module free of MLX; numpy is imported only to write a clip, so
+the plugin can look for a designed voice while engines are merely listed.
 """
 
 from __future__ import annotations
@@ -16,11 +17,17 @@ import shutil
 import wave
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
-import numpy as np
 from assist.core.settings import reference_candidates, reference_not_found, resolve_reference
 from assist.voice.qwen3.keys import DESIGN_MODEL, REFERENCE_TEXT, SEED, design_key
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    Designer = Callable[[str], tuple[np.ndarray, int]]
+    """Runs the VoiceDesign model on REFERENCE_TEXT with this instruction: (audio, rate)."""
 
 VOICE_FILE = "voice.json"
 AUDIO_FILE = "reference.wav"
@@ -30,9 +37,6 @@ DESIGNED = "designed"
 SHIPPED_VOICES = Path(__file__).parent / "voices"
 """Designed voices shipped inside this package, for a relative reference (none ship yet)."""
 PCM_MAX = 32767
-
-Designer = Callable[[str], tuple[np.ndarray, int]]
-"""Runs the VoiceDesign model on REFERENCE_TEXT with this instruction: (audio, sample rate)."""
 
 
 @attrs.frozen
@@ -90,11 +94,16 @@ def design_instruction(description: str, cue: str | None) -> str:
     return f"{description} {cue}" if cue else description
 
 
+def designed_folder(cache_root: Path, description: str, cue: str | None) -> Path:
+    """Where the voice designed from `description` and `cue` is kept."""
+    return cache_root / DESIGNED / design_key(description, cue)
+
+
 def designed_voice(
     cache_root: Path, description: str, cue: str | None, design: Designer
 ) -> DesignedVoice:
     """The voice designed from `description` and `cue`, designing it now if it is new."""
-    folder = cache_root / DESIGNED / design_key(description, cue)
+    folder = designed_folder(cache_root, description, cue)
     if (folder / VOICE_FILE).is_file():
         return read_voice(folder)
     audio, sample_rate = design(design_instruction(description, cue))
@@ -120,6 +129,8 @@ def designed_voice(
 
 def write_wav(path: Path, audio: np.ndarray, sample_rate: int) -> None:
     """16-bit mono PCM, samples clipped to [-1, 1]."""
+    import numpy as np
+
     samples = np.clip(np.asarray(audio, dtype=np.float64).reshape(-1), -1.0, 1.0)
     with wave.open(str(path), "wb") as out:
         out.setnchannels(1)

@@ -24,7 +24,6 @@ Linux.)
 from __future__ import annotations
 
 import gc
-import os
 import sys
 import threading
 from collections.abc import Iterator
@@ -34,6 +33,7 @@ from typing import Any
 import numpy as np
 from assist.core.engines import VoiceOptions
 from assist.core.tones import NEUTRAL
+from assist.voice.qwen3.cache import cache_root
 from assist.voice.qwen3.designed import DesignedVoice, designed_voice, find_reference, read_voice
 from assist.voice.qwen3.hub import fetch
 from assist.voice.qwen3.keys import CLONE_MODEL, DESIGN_MODEL, PRESET_MODEL, REFERENCE_TEXT, SEED
@@ -51,7 +51,6 @@ CACHE_LIMIT = 0
 """MLX's buffer cache, in bytes: at its default it kept a gigabyte more than needed."""
 WARM_UP_TEXT = "Hello."
 """Spoken into the void after a pack loads, so the first real line finds MLX's kernels ready."""
-CACHE_VARIABLE = "ASSIST_VOICE_CACHE"
 PROGRAM = "assist-voice"
 
 
@@ -173,12 +172,12 @@ def load_voice(options: VoiceOptions, working_dir: Path) -> PresetVoice | Cloned
     import mlx.core as mx
 
     mx.set_cache_limit(CACHE_LIMIT)
-    cache_root = Path(options.cache_root) if options.cache_root else default_cache_root()
+    root = cache_root(options.cache_root)
     if options.reference:
-        return cloned_voice(read_voice(find_reference(options.reference, working_dir)), cache_root)
+        return cloned_voice(read_voice(find_reference(options.reference, working_dir)), root)
     if options.description:
-        voice = designed_voice(cache_root, options.description, options.cue, design)
-        return cloned_voice(voice, cache_root)
+        voice = designed_voice(root, options.description, options.cue, design)
+        return cloned_voice(voice, root)
     return preset_voice(options.voice or DEFAULT_SPEAKER, options.style)
 
 
@@ -195,9 +194,9 @@ def preset_voice(speaker: str, style: str | None) -> PresetVoice:
     return PresetVoice(model, speaker, style)
 
 
-def cloned_voice(voice: DesignedVoice, cache_root: Path) -> ClonedVoice:
-    """The clone model from the voice's pack, warmed up with one word."""
-    model, audio = open_pack(cache_root, fetch(CLONE_MODEL), CLONE_MODEL, voice)
+def cloned_voice(voice: DesignedVoice, root: Path) -> ClonedVoice:
+    """The clone model from the voice's pack (under the cache `root`), warmed up with one word."""
+    model, audio = open_pack(root, fetch(CLONE_MODEL), CLONE_MODEL, voice)
     cloned = ClonedVoice(model, audio, voice.text)
     for _chunk in cloned.chunks(WARM_UP_TEXT, NEUTRAL):
         pass
@@ -224,12 +223,3 @@ def design(instruction_text: str) -> tuple[np.ndarray, int]:
     del model, results
     release_memory()
     return audio, sample_rate
-
-
-def default_cache_root() -> Path:
-    """ASSIST_VOICE_CACHE, else the platform's user cache folder for assist, `voice` inside."""
-    if os.environ.get(CACHE_VARIABLE):
-        return Path(os.environ[CACHE_VARIABLE])
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("assist")) / "voice"

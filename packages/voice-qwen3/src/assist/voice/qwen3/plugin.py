@@ -14,7 +14,6 @@ import os
 import platform
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
 from assist.core.engines import Engine, EngineSpec, VoiceOptions, hookimpl
 
@@ -55,17 +54,18 @@ def check() -> str | None:
 
 
 def ready_offline(options: VoiceOptions) -> bool:
-    """Whether every model this voice needs is in the hub cache already."""
-    from assist.voice.qwen3.designed import DESIGNED, VOICE_FILE
-    from assist.voice.qwen3.engine import default_cache_root
+    """Whether every model this voice needs is in the hub cache already (and, for a
+    description, whether the voice is designed already or its model is there)."""
+    from assist.voice.qwen3.cache import cache_root
+    from assist.voice.qwen3.designed import VOICE_FILE, designed_folder
     from assist.voice.qwen3.hub import is_cached
-    from assist.voice.qwen3.keys import CLONE_MODEL, DESIGN_MODEL, PRESET_MODEL, design_key
+    from assist.voice.qwen3.keys import CLONE_MODEL, DESIGN_MODEL, PRESET_MODEL
 
     if options.reference:
         return is_cached(CLONE_MODEL)
     if options.description:
-        root = Path(options.cache_root) if options.cache_root else default_cache_root()
-        designed = root / DESIGNED / design_key(options.description, options.cue) / VOICE_FILE
+        root = cache_root(options.cache_root)
+        designed = designed_folder(root, options.description, options.cue) / VOICE_FILE
         return is_cached(CLONE_MODEL) and (designed.is_file() or is_cached(DESIGN_MODEL))
     return is_cached(PRESET_MODEL)
 
