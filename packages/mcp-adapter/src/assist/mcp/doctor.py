@@ -54,6 +54,8 @@ PREPARE_LINE = "Hello, the voice is ready."
 """What `--prepare` says: short, so the check is quick, yet a whole sentence, so every stage of
 the engine (text front end, model, vocoder) runs once, as the consent notice will make it."""
 GIB = 2**30
+INTERRUPTED = 130
+"""Exit status after Ctrl-C, as a shell reports a process ended by SIGINT."""
 INDENT = "  "
 
 
@@ -92,9 +94,7 @@ def doctor_command(argv: list[str]) -> int:
     return prepare(machine) if args.prepare else 0
 
 
-def report(
-    machine: Machine, plan: EnginePlan, memory: int, *, now: float | None = None
-) -> list[str]:
+def report(machine: Machine, plan: EnginePlan, memory: int) -> list[str]:
     """Every line of the report above the verdict; `plan` is what a watch would start."""
     location, settings = machine.location, machine.settings
     folder = location.path.parent
@@ -122,7 +122,7 @@ def report(
         f"start-up limit: {ready_limit(machine.environ):g} s for a voice helper to be ready "
         f"(set {READY_WITHIN_VARIABLE} to change it)"
     )
-    lines.append(f"other assistant: {listening(folder, time.time() if now is None else now)}")
+    lines.append(f"other assistant: {listening(folder, time.time())}")
     lines.append(f"speaking lock: {lock_holder(folder)}")
     return lines
 
@@ -255,6 +255,9 @@ def prepare(machine: Machine) -> int:
         except VoiceFailure as failure:
             print(f"prepare: the voice could not be prepared: {failure}")
             return 1
+        except KeyboardInterrupt:
+            print("prepare: interrupted; run it again to finish what it was downloading")
+            return INTERRUPTED
     if result.first_audio_ms is None or result.audio_s <= 0:
         print(f"prepare: the {voice.engine} voice started but said nothing; see its errors above")
         return 1
