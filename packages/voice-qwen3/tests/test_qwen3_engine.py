@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import threading
@@ -242,6 +243,29 @@ def test_a_missing_model_offline_fails_at_once_naming_it(
         build_engine(VoiceOptions(cache_root=str(tmp_path)))
     assert time.perf_counter() - start < 5
     assert "HF_HUB_OFFLINE" in str(error.value)
+
+
+def test_an_unreachable_hub_fails_at_once_naming_the_model(tmp_path: Path) -> None:
+    """Without HF_HUB_OFFLINE too: the hub library reads its address at import, hence a
+    fresh process pointed at a port where nothing listens."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    env = {key: value for key, value in os.environ.items() if key != "HF_HUB_OFFLINE"}
+    env.update(HF_ENDPOINT=f"http://127.0.0.1:{port}", HF_HUB_CACHE=str(tmp_path / "hub"))
+    script = (
+        "from assist.voice.qwen3.hub import ModelUnavailable, fetch\n"
+        "try:\n"
+        f"    fetch({PRESET_MODEL!r})\n"
+        "except ModelUnavailable as error:\n"
+        "    print(error)\n"
+    )
+    start = time.perf_counter()
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True, env=env
+    )
+    assert time.perf_counter() - start < 12
+    assert out.stdout.startswith(f"could not download the model {PRESET_MODEL}")
 
 
 def test_a_closed_engine_says_so(offline_hub: Path, tmp_path: Path) -> None:

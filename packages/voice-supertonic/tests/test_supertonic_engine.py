@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -216,6 +217,36 @@ def test_missing_files_offline_fail_at_once_saying_what_is_missing(
     assert time.perf_counter() - start < 2
     assert "onnx/vocoder.onnx" in str(error.value) and "HF_HUB_OFFLINE" in str(error.value)
     assert not (tmp_path / "empty").exists(), "nothing was downloaded or created"
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_an_unreachable_hub_fails_the_start_within_seconds_naming_the_model(
+    tmp_path: Path,
+) -> None:
+    """Without HF_HUB_OFFLINE, supertonic's own download retries for about 24 s; the engine
+    asks the hub once first, so the helper exits 2 with the reason soon enough to fall back."""
+    helper = Path(sys.executable).parent / "assist-voice"
+    env = {key: value for key, value in os.environ.items() if key != "HF_HUB_OFFLINE"}
+    env["SUPERTONIC_CACHE_DIR"] = str(tmp_path / "supertonic3")
+    env["HF_ENDPOINT"] = f"http://127.0.0.1:{closed_port()}"
+    start = time.perf_counter()
+    done = subprocess.run(
+        [str(helper), "--engine", "supertonic3", "--no-play"],
+        input="",
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    took = time.perf_counter() - start
+    assert done.returncode == 2 and done.stdout == ""
+    assert "could not download Supertone/supertonic-3" in done.stderr
+    assert took < 12, f"the start took {took:.1f} s to give up"
 
 
 def test_the_voice_helper_speaks_with_supertonic3(model_folder: Path, tmp_path: Path) -> None:

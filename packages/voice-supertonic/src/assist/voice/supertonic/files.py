@@ -8,7 +8,9 @@ loads onnxruntime, and asking whether the engine can start offline must stay che
 supertonic is always loaded with `auto_download` off. A missing model is fetched here, with a
 line on stderr and the hub's progress bars; when HF_HUB_OFFLINE forbids it, the start fails at
 once with an error saying what is missing, so the supervisor falls back within seconds
-instead of waiting on the network.
+instead of waiting on the network. The hub is asked once before supertonic's own download
+starts, because that download lists the pinned revision's files with five retries, which
+keeps a machine without a network waiting about 24 s before it fails.
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ REQUIRED = (
 """What supertonic 1.3.1's loader reads (its config.py): the config, the text indexer, the
 four ONNX graphs and the voice-style folder."""
 TRUE_WORDS = ("1", "on", "yes", "true")
+REACH_TIMEOUT_S = 10.0
+"""How long the hub may take to answer that first request: enough for a slow link, and a
+refused or unresolvable connection fails at once anyway."""
 PROGRAM = "assist-voice"
 
 
@@ -70,9 +75,12 @@ def ensure_model(folder: Path) -> None:
         file=sys.stderr,
         flush=True,
     )
+    from huggingface_hub import HfApi
+    from supertonic.config import get_model_revision
     from supertonic.loader import download_model
 
     try:
+        HfApi().repo_info(REPOSITORY, revision=get_model_revision(MODEL), timeout=REACH_TIMEOUT_S)
         download_model(folder, MODEL)
     except Exception as error:
         raise ModelUnavailable(
