@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import attrs
+from assist.core.json_values import json_kind, show
 from assist.core.tones import NEUTRAL, tone_or_neutral
 
 OPS: tuple[str, ...] = ("say", "stop", "quit")
@@ -149,7 +150,7 @@ def decode_request(line: str) -> Say | Stop | Quit | Error | None:
     if not isinstance(data, dict):
         return Error(
             None,
-            f"unusable request line: it is a JSON {_json_kind(data)}, but each line "
+            f"unusable request line: it is a JSON {json_kind(data)}, but each line "
             'should be an object, such as {"op":"say","id":1,"text":"Hello."}',
         )
     request_id = data.get("id")
@@ -159,7 +160,7 @@ def decode_request(line: str) -> Say | Stop | Quit | Error | None:
         if not text:
             return Error(
                 request_id,
-                f"say {_show(request_id)}: the text is empty; send the words to speak",
+                f"say {show(request_id)}: the text is empty; send the words to speak",
             )
         return Say(request_id, text, tone_or_neutral(data.get("emotion")))
     if op == "stop":
@@ -169,7 +170,7 @@ def decode_request(line: str) -> Say | Stop | Quit | Error | None:
     known = ", ".join(OPS)
     if "op" not in data:
         return Error(request_id, f'the request has no "op"; use one of {known}')
-    return Error(request_id, f"unknown op {_show(op)}; use one of {known}")
+    return Error(request_id, f"unknown op {show(op)}; use one of {known}")
 
 
 def decode_event(line: str) -> Ready | Speaking | Done | Stopped | Error | None:
@@ -203,7 +204,7 @@ def decode_event(line: str) -> Ready | Speaking | Done | Stopped | Error | None:
         message = data.get("message")
         if message is None:
             message = ""
-        return Error(request_id, message if isinstance(message, str) else _show(message))
+        return Error(request_id, message if isinstance(message, str) else show(message))
     return None
 
 
@@ -232,23 +233,3 @@ def _reason(error: BaseException) -> str:
     if isinstance(error, RecursionError):
         return "nested too deeply"
     return str(error)
-
-
-def _json_kind(value: object) -> str:
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    return "number"
-
-
-def _show(value: object) -> str:
-    """A JSON value as it would appear in the request, for messages."""
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)

@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 import attrs
 from assist.core.engines import ENGINE_NAMES
+from assist.core.json_values import json_kind, show
 
 T = TypeVar("T")
 
@@ -118,7 +119,7 @@ def parse_settings(data: object) -> tuple[Settings, list[str]]:
     defaults = Settings()
     if not isinstance(data, dict):
         return defaults, [
-            f"the config file holds a JSON {_json_kind(data)}, not an object, so every "
+            f"the config file holds a JSON {json_kind(data)}, not an object, so every "
             "setting takes its default (the assistant is off); fix or remove the file, "
             "or set values with `assist config KEY VALUE`"
         ]
@@ -152,8 +153,7 @@ def _section(data: dict[str, Any], name: str, warnings: list[str]) -> dict[str, 
     if isinstance(value, dict):
         return value
     warnings.append(
-        f"config: {name} is {_show(value)}, not an object, so every {name} setting "
-        "takes its default"
+        f"config: {name} is {show(value)}, not an object, so every {name} setting takes its default"
     )
     return {}
 
@@ -176,8 +176,8 @@ def _read(
         return check(value)
     except (TypeError, ValueError) as problem:
         warnings.append(
-            f"config: {key} is {_show(value)}, which is not usable ({problem}); "
-            f"using the default, {_show(default)}"
+            f"config: {key} is {show(value)}, which is not usable ({problem}); "
+            f"using the default, {show(default)}"
         )
         return default
 
@@ -392,25 +392,3 @@ def sessions_dir_live_refusal(live_session: str) -> str:
         f"sessions_dir not changed: the session {live_session} is being recorded in the "
         "current sessions folder; try again once that recording has stopped"
     )
-
-
-# Helpers ---------------------------------------------------------------------------------
-
-
-def _json_kind(value: object) -> str:
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, str):
-        return "string"
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    return "number"
-
-
-def _show(value: object) -> str:
-    try:
-        return json.dumps(value, ensure_ascii=False)
-    except (TypeError, ValueError):
-        return repr(value)
