@@ -33,7 +33,7 @@ MAX_WORD_ERROR_RATE = 0.15
 
 
 @pytest.fixture(scope="module")
-def engine() -> Iterator[PiperEngine]:
+def piper_engine() -> Iterator[PiperEngine]:
     built = build(VoiceOptions())
     assert isinstance(built, PiperEngine)
     yield built
@@ -49,20 +49,18 @@ class TestPiperConformance(EngineConformance):
 
     @pytest.fixture(scope="class")
     @classmethod
-    def engine(cls) -> Iterator[Engine]:
-        built = build(VoiceOptions())
-        yield built
-        built.close()
+    def engine(cls, piper_engine: PiperEngine) -> Engine:
+        return piper_engine
 
 
-def test_the_rate_is_the_voices_own(engine: PiperEngine) -> None:
-    assert engine.sample_rate == 22050  # en_US-joe-medium.onnx.json: audio.sample_rate
+def test_the_rate_is_the_voices_own(piper_engine: PiperEngine) -> None:
+    assert piper_engine.sample_rate == 22050  # en_US-joe-medium.onnx.json: audio.sample_rate
 
 
-def test_a_long_first_sentence_is_spoken_clause_first(engine: PiperEngine) -> None:
+def test_a_long_first_sentence_is_spoken_clause_first(piper_engine: PiperEngine) -> None:
     first_sentence = "When the vendor finally sends the signed contract, we can book the venue."
-    chunks = list(engine.stream(first_sentence + " Thanks.", "neutral"))
-    whole_sentence = record(engine, first_sentence).samples
+    chunks = list(piper_engine.stream(first_sentence + " Thanks.", "neutral"))
+    whole_sentence = record(piper_engine, first_sentence).samples
     assert len(chunks) == 3
     assert len(chunks[0]) < 0.8 * whole_sentence
 
@@ -88,18 +86,18 @@ def test_each_tone_sets_its_pace_on_the_voices_own_length_scale(tone: str) -> No
     assert spy.length_scales == [expected, expected]
 
 
-def test_the_gravest_tone_is_audibly_slower_than_the_liveliest(engine: PiperEngine) -> None:
+def test_the_gravest_tone_is_audibly_slower_than_the_liveliest(piper_engine: PiperEngine) -> None:
     # Piper's duration noise moves a line's length by up to 3 %; these two differ by ~12 %.
-    excited = record(engine, REPLY, "excited").samples
-    concerned = record(engine, REPLY, "concerned").samples
+    excited = record(piper_engine, REPLY, "excited").samples
+    concerned = record(piper_engine, REPLY, "concerned").samples
     assert concerned > 1.06 * excited
     assert PACE["excited"] < PACE["amused"] < PACE["neutral"] < PACE["warm"]
     assert PACE["warm"] < PACE["apologetic"] < PACE["concerned"]
 
 
-def test_empty_text_is_refused(engine: PiperEngine) -> None:
+def test_empty_text_is_refused(piper_engine: PiperEngine) -> None:
     with pytest.raises(ValueError, match="empty"):
-        engine.stream(" \n", "neutral")
+        piper_engine.stream(" \n", "neutral")
 
 
 def test_the_plugin_offers_piper_through_its_entry_point() -> None:
