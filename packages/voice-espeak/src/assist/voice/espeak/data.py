@@ -19,8 +19,11 @@ CACHE_VARIABLE = "ASSIST_VOICE_CACHE"
 DATA_FOLDER = "espeak-ng-data"
 
 
-def default_cache_root() -> Path:
-    """ASSIST_VOICE_CACHE, else the platform's user cache folder for assist, `voice` inside."""
+def cache_root(given: str | None) -> Path:
+    """The given root; else ASSIST_VOICE_CACHE; else the user cache folder for assist, `voice`
+    inside."""
+    if given:
+        return Path(given)
     if os.environ.get(CACHE_VARIABLE):
         return Path(os.environ[CACHE_VARIABLE])
     import platformdirs

@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 from assist.core.engines import VoiceOptions
 from assist.voice.espeak import library
-from assist.voice.espeak.data import default_cache_root, short_data_path
+from assist.voice.espeak.data import cache_root, short_data_path
 from assist.voice.espeak.prosody import prosody_for
 
 NAME = "espeak"
@@ -124,8 +124,7 @@ def build_engine(options: VoiceOptions) -> EspeakEngine:
     """Load the wheel's espeak-ng and check the voice exists."""
     import espeakng_loader
 
-    cache_root = Path(options.cache_root) if options.cache_root else default_cache_root()
-    data = short_data_path(Path(espeakng_loader.get_data_path()), cache_root)
+    data = short_data_path(Path(espeakng_loader.get_data_path()), cache_root(options.cache_root))
     espeak = library.load(espeakng_loader.get_library_path(), str(data))
     voice = options.voice or DEFAULT_VOICE
     if not espeak.has_voice(voice):

