@@ -15,6 +15,7 @@ from assist.core.tones import TONES
 from assist.voice.kokoro.assets import MODEL, VOICES, local_files
 from assist.voice.kokoro.engine import (
     CLAUSE_PAUSE_S,
+    NO_SPINNING,
     SENTENCE_PAUSE_S,
     SPEED,
     KokoroEngine,
@@ -119,6 +120,12 @@ def test_the_gravest_tone_is_audibly_slower_than_the_liveliest(
     assert concerned > 1.15 * excited  # speeds 1.12 and 0.87: about 1.29 apart
     assert SPEED["excited"] > SPEED["amused"] > SPEED["neutral"] > SPEED["warm"]
     assert SPEED["warm"] > SPEED["apologetic"] > SPEED["concerned"]
+
+
+def test_the_onnx_session_threads_do_not_spin_between_lines(kokoro_engine: KokoroEngine) -> None:
+    assert kokoro_engine._kokoro is not None
+    options = kokoro_engine._kokoro.sess.get_session_options()
+    assert options.get_session_config_entry(NO_SPINNING[0]) == NO_SPINNING[1] == "0"
 
 
 def test_an_unknown_voice_is_refused_with_the_voices_there_are(

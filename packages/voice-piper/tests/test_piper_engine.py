@@ -16,7 +16,7 @@ from assist.core.testing import (
     record,
 )
 from assist.core.tones import TONES
-from assist.voice.piper.engine import PACE, PiperEngine
+from assist.voice.piper.engine import NO_SPINNING, PACE, PiperEngine
 from assist.voice.piper.plugin import build, ready_offline
 from assist.voice.piper.voices import bundled_voice, find_voice
 
@@ -93,6 +93,12 @@ def test_the_gravest_tone_is_audibly_slower_than_the_liveliest(piper_engine: Pip
     assert concerned > 1.06 * excited
     assert PACE["excited"] < PACE["amused"] < PACE["neutral"] < PACE["warm"]
     assert PACE["warm"] < PACE["apologetic"] < PACE["concerned"]
+
+
+def test_the_onnx_session_threads_do_not_spin_between_lines(piper_engine: PiperEngine) -> None:
+    assert piper_engine._voice is not None
+    options = piper_engine._voice.session.get_session_options()
+    assert options.get_session_config_entry(NO_SPINNING[0]) == NO_SPINNING[1] == "0"
 
 
 def test_empty_text_is_refused(piper_engine: PiperEngine) -> None:
