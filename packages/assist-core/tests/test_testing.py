@@ -70,6 +70,9 @@ class TestSineEngineConformance(EngineConformance):
     # A sine has no words to hear; the transcription check is exercised with real speech
     # in test_the_kit_hears_real_speech_and_rejects_a_tone below.
     test_the_words_come_back_when_transcribed = None
+    # A sine has no plugin; the plugin checks run on a fake installed package below.
+    test_the_engine_is_offered_through_its_entry_point = None
+    test_listing_the_plugin_imports_no_heavy_module = None
 
 
 # Each fault a real engine could have, and the kit check that must catch it -------------
@@ -208,6 +211,45 @@ def test_an_engine_that_makes_the_whole_line_first_fails_the_first_chunk_check()
         kit.test_the_first_chunk_comes_before_the_whole_line_is_done(
             two_sentences(WholeLineFirstEngine())
         )
+
+
+class QuickEngine(SineEngine):
+    """Makes each sentence in no time at all, as espeak or a tiny test model does."""
+
+    thinking_per_character = 0.0
+
+
+class HiccupEngine(QuickEngine):
+    """A quick engine whose thread is preempted before its first chunk, as on a busy CI."""
+
+    hiccup_s = 0.02
+
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        time.sleep(self.hiccup_s)
+        yield from super().stream(text, tone)
+
+
+def test_a_first_chunk_within_a_few_milliseconds_passes_however_quick_the_line():
+    recording = two_sentences(QuickEngine())
+    assert recording.first_chunk_s < 0.005 and recording.total_s < 0.05
+    kit.test_the_first_chunk_comes_before_the_whole_line_is_done(recording)
+
+
+def test_a_scheduling_hiccup_on_a_quick_line_skips_the_share_saying_why_rather_than_failing():
+    recording = two_sentences(HiccupEngine())
+    assert recording.first_chunk_s / recording.total_s > kit.first_chunk_share
+    with pytest.raises(pytest.skip.Exception, match="scheduling noise"):
+        kit.test_the_first_chunk_comes_before_the_whole_line_is_done(recording)
+
+
+def test_an_engine_that_makes_a_line_of_a_tenth_of_a_second_first_still_fails():
+    class Slower(WholeLineFirstEngine):
+        thinking_per_character = 0.1 / len(kit.two_sentence_text)
+
+    recording = two_sentences(Slower())
+    assert recording.total_s >= 0.05
+    with pytest.raises(AssertionError, match="instead of making the whole line first"):
+        kit.test_the_first_chunk_comes_before_the_whole_line_is_done(recording)
 
 
 def test_an_engine_that_yields_one_chunk_per_line_fails_the_first_chunk_check():
@@ -401,10 +443,33 @@ def test_the_kit_hears_real_speech_and_rejects_a_tone(real_speech, tmp_path):
 
     strict = Strict()
     speech = PlaybackEngine(*read_wav(real_speech))
-    strict.test_the_words_come_back_when_transcribed(speech, tmp_path)
+    unused = record(speech, strict.two_sentence_text)
+    strict.test_the_words_come_back_when_transcribed(speech, unused, tmp_path)
     tone = PlaybackEngine(SineEngine().tone(1.0, 440.0), SineEngine.sample_rate)
     with pytest.raises(AssertionError, match="word error rate"):
-        strict.test_the_words_come_back_when_transcribed(tone, tmp_path)
+        strict.test_the_words_come_back_when_transcribed(tone, unused, tmp_path)
+
+
+class MuteEngine(SineEngine):
+    """Asked to speak, it fails the test: the check must not speak the line again."""
+
+    def stream(self, text: str, tone: str) -> Iterator[np.ndarray]:
+        raise AssertionError("the words check synthesised the two-sentence line again")
+
+
+def test_the_words_check_reuses_the_two_sentence_recording_when_the_texts_are_the_same(
+    real_speech, tmp_path
+):
+    class Reusing(EngineConformance):
+        max_word_error_rate = 0.3
+        intelligibility_text = two_sentence_text = SPOKEN
+
+    speech = PlaybackEngine(*read_wav(real_speech))
+    recorded = record(speech, SPOKEN)
+    Reusing().test_the_words_come_back_when_transcribed(MuteEngine(), recorded, tmp_path)
+    with pytest.raises(AssertionError, match="again"):
+        Strict = type("Strict", (Reusing,), {"two_sentence_text": "Another line."})
+        Strict().test_the_words_come_back_when_transcribed(MuteEngine(), recorded, tmp_path)
 
 
 def test_importing_the_kit_does_not_import_numpy_or_pytest():
@@ -414,3 +479,96 @@ def test_importing_the_kit_does_not_import_numpy_or_pytest():
         "assert kit.word_error_rate('a b', 'a c') == 0.5\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+
+
+# The plugin checks, on a fake engine package installed into a temporary folder ----------
+
+FAKE_PLUGIN = """
+from assist.core.engines import EngineSpec, hookimpl
+{top}
+
+def build(options):
+    import wave  # the heavy library, imported only to build
+
+@hookimpl
+def assist_voice_engines(register):
+    register(EngineSpec(name="fake", package={package!r}, build=build))
+"""
+
+
+def install_fake_plugin(
+    folder: Path, monkeypatch: pytest.MonkeyPatch, top: str = "", package: str = "assist-fake"
+) -> None:
+    """A distribution `assist-fake` whose entry point `fake` offers the engine `fake`,
+    found by this process and by the fresh one the listing check starts."""
+    info = folder / "assist_fake-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: assist-fake\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[assist.voices]\nfake = assist_fake_voice\n")
+    (folder / "assist_fake_voice.py").write_text(FAKE_PLUGIN.format(top=top, package=package))
+    monkeypatch.syspath_prepend(str(folder))
+    monkeypatch.delitem(sys.modules, "assist_fake_voice", raising=False)  # another test's
+    monkeypatch.setenv("PYTHONPATH", str(folder))
+
+
+class FakePluginChecks(EngineConformance):
+    engine_name = "fake"
+    entry_point = "fake"
+    distribution = "assist-fake"
+    heavy_modules = ("wave",)
+    ready_offline_when_fresh = True
+
+
+def test_a_plugin_that_keeps_its_heavy_import_in_build_passes_both_plugin_checks(
+    tmp_path, monkeypatch
+):
+    (tmp_path / "site").mkdir()
+    install_fake_plugin(tmp_path / "site", monkeypatch)
+    FakePluginChecks().test_the_engine_is_offered_through_its_entry_point(tmp_path)
+    FakePluginChecks().test_listing_the_plugin_imports_no_heavy_module(tmp_path)
+
+
+def test_a_plugin_that_imports_a_heavy_module_at_load_fails_naming_the_module(
+    tmp_path, monkeypatch
+):
+    (tmp_path / "site").mkdir()
+    install_fake_plugin(tmp_path / "site", monkeypatch, top="import wave")
+    with pytest.raises(AssertionError, match=r"imported \['wave'\]"):
+        FakePluginChecks().test_listing_the_plugin_imports_no_heavy_module(tmp_path)
+
+
+def test_a_heavy_submodule_counts_as_its_package(tmp_path, monkeypatch):
+    (tmp_path / "site").mkdir()
+    install_fake_plugin(tmp_path / "site", monkeypatch, top="import xml.dom")
+
+    class XmlIsHeavy(FakePluginChecks):
+        heavy_modules = ("xml",)
+
+    with pytest.raises(AssertionError, match=r"xml\.dom"):
+        XmlIsHeavy().test_listing_the_plugin_imports_no_heavy_module(tmp_path)
+
+
+def test_an_engine_naming_another_package_fails_the_entry_point_check(tmp_path, monkeypatch):
+    (tmp_path / "site").mkdir()
+    install_fake_plugin(tmp_path / "site", monkeypatch, package="assist-voice-other")
+    with pytest.raises(AssertionError, match="'assist-voice-other' as its package"):
+        FakePluginChecks().test_the_engine_is_offered_through_its_entry_point(tmp_path)
+
+
+def test_a_missing_entry_point_fails_saying_so(tmp_path):
+    class Missing(FakePluginChecks):
+        entry_point = "no-such-voice"
+
+    with pytest.raises(AssertionError, match="no entry point 'no-such-voice'"):
+        Missing().test_the_engine_is_offered_through_its_entry_point(tmp_path)
+
+
+def test_a_wrong_ready_offline_answer_fails_the_listing_check(tmp_path, monkeypatch):
+    (tmp_path / "site").mkdir()
+    install_fake_plugin(tmp_path / "site", monkeypatch)
+
+    class ExpectsADownload(FakePluginChecks):
+        ready_offline_when_fresh = False
+
+    with pytest.raises(AssertionError, match="empty cache answered"):
+        ExpectsADownload().test_listing_the_plugin_imports_no_heavy_module(tmp_path)

@@ -17,22 +17,26 @@ class-scoped `engine` fixture with one that builds (and afterwards closes) its e
 
 The checks (design.md, Plugins): empty, long and non-ASCII text, every tone (and an
 unknown one), float32 mono chunks at the declared rate, the first chunk before the whole
-line is done, no silent output, stopping between chunks, and (opt in with
-`max_word_error_rate`) the words coming back through a speech recogniser. Class
-attributes tune the checks per engine.
+line is done, no silent output, stopping between chunks, (opt in with
+`max_word_error_rate`) the words coming back through a speech recogniser, and (opt in with
+`entry_point`) the plugin: offered through its entry point, and listing it in a fresh
+process imports none of `heavy_modules`. Class attributes tune the checks per engine.
 
 This module is the one part of assist.core that is not pure: it measures time, writes
-WAV files and runs a recogniser. numpy, pytest and pocketsphinx are imported only when
-used, so importing it costs nothing and needs nothing beyond assist-core itself.
-`EngineConformance` is built on first access (PEP 562), since a pytest fixture cannot be
-declared without pytest.
+WAV files, starts a Python process and runs a recogniser. numpy, pytest and pocketsphinx
+are imported only when used, so importing it costs nothing and needs nothing beyond
+assist-core itself. `EngineConformance` is built on first access (PEP 562), since a pytest
+fixture cannot be declared without pytest.
 """
 
 from __future__ import annotations
 
 import functools
 import importlib
+import json
 import string
+import subprocess
+import sys
 import time
 import unicodedata
 import wave
@@ -41,6 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
+from assist.core.engines import ENGINE_PACKAGES, GROUP
 from assist.core.sentences import split_sentences
 from assist.core.tones import NEUTRAL, TONES
 
@@ -58,6 +63,39 @@ was made at a higher rate than the engine declares."""
 
 KEPT_INSIDE_WORDS = "'’"
 """Apostrophes are dropped rather than turned into spaces, so "don't" stays one word."""
+
+FIRST_CHUNK_SLACK_S = 0.005
+"""A first chunk this soon came before the line was made, however short the line: an
+engine that makes the whole line first takes longer than this for any real sentence."""
+
+SHORTEST_TIMED_LINE_S = 0.05
+"""Below this, a whole line's time is mostly thread scheduling (one preempted time slice on
+a busy two-core machine is 10 to 30 ms), so the first chunk's share of it says nothing."""
+
+LISTING_TIMEOUT_S = 60.0
+"""The fresh process that lists a plugin starts Python and imports assist.core: a few
+seconds at most, even on a busy machine."""
+
+LISTING_SCRIPT = """
+import json, sys
+from importlib import metadata
+from assist.core.engines import EngineRegistry, VoiceOptions
+group, name, cache_root, kinds = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
+registry = EngineRegistry()
+registry.load(metadata.entry_points(group=group, name=name), {})
+assert not registry.broken, registry.broken
+ready = {}
+for spec in registry.specs.values():
+    spec.check()
+    ready[spec.name] = [spec.ready_offline(VoiceOptions(cache_root=cache_root, **kind))
+                        for kind in kinds]
+maps = open("/proc/self/maps").read().split() if sys.platform == "linux" else []
+libraries = sorted({word.rsplit("/", 1)[-1] for word in maps if word.startswith("/")})
+print(json.dumps({"modules": sorted(sys.modules), "libraries": libraries, "ready": ready}))
+"""
+"""Run in a fresh process, so that what the test process imported cannot hide an import:
+loads one entry point as the voice helper does, asks each engine whether it can run and is
+ready offline, and prints the modules then imported, the mapped libraries and the answers."""
 
 
 def rms(chunk: Any) -> float:
@@ -245,6 +283,26 @@ def _conformance_class() -> type:
         """Longest that closing a stream between chunks may take."""
         max_word_error_rate: ClassVar[float | None] = None
         """When set, the recogniser must get this line's words back within this rate."""
+        entry_point: ClassVar[str | None] = None
+        """The plugin's entry-point name in group `assist.voices`; None skips the plugin
+        checks. The offered engine is `engine_name`, from the distribution `distribution`."""
+        distribution: ClassVar[str | None] = None
+        """The distribution that must offer the engine; None means the one ENGINE_PACKAGES
+        names for `engine_name`."""
+        available_here: ClassVar[bool] = True
+        """Whether the engine's `check` must find nothing in the way on the test machine;
+        an engine that runs only on some platforms sets False."""
+        heavy_modules: ClassVar[tuple[str, ...]] = ()
+        """Modules (and their submodules) that listing the plugin must not import: numpy,
+        the engine's library and its runtime, which the MCP server must stay free of."""
+        heavy_libraries: ClassVar[tuple[str, ...]] = ()
+        """Shared-library names that listing the plugin must not map (checked on Linux)."""
+        offline_voices: ClassVar[tuple[dict[str, str], ...]] = ({},)
+        """The voice options (other than a fresh `cache_root`) to ask `ready_offline` about
+        while listing, one per kind of voice the engine has."""
+        ready_offline_when_fresh: ClassVar[bool | None] = None
+        """What `ready_offline` must answer for each of `offline_voices` with an empty cache
+        folder; None leaves the answer unchecked (a cache kept elsewhere decides it)."""
 
         two_sentence_text: ClassVar[str] = (
             "Sure. The release went out on Monday morning, and nobody has reported a "
@@ -329,6 +387,15 @@ def _conformance_class() -> type:
                 f"the first chunk holds {first:.2f} s of the line's {recording.audio_s:.2f} s; "
                 "yield the first sentence on its own"
             )
+            if recording.first_chunk_s <= FIRST_CHUNK_SLACK_S:
+                return
+            if recording.total_s < SHORTEST_TIMED_LINE_S:
+                pytest.skip(
+                    f"the first chunk came after {recording.first_chunk_s * 1000:.1f} ms of the "
+                    f"line's {recording.total_s * 1000:.1f} ms; a line made in under "
+                    f"{SHORTEST_TIMED_LINE_S * 1000:.0f} ms is too quick for its first chunk's "
+                    "share to mean more than scheduling noise; set a longer two_sentence_text"
+                )
             share = recording.first_chunk_s / recording.total_s
             assert share <= self.first_chunk_share, (
                 f"the first chunk came after {recording.first_chunk_s:.3f} s of the line's "
@@ -402,10 +469,15 @@ def _conformance_class() -> type:
             check_chunks(after.chunks, "the line after a stop")
             self.assert_audible(after, "the line after a stop")
 
-        def test_the_words_come_back_when_transcribed(self, engine: Engine, tmp_path: Path) -> None:
+        def test_the_words_come_back_when_transcribed(
+            self, engine: Engine, two_sentences: Recording, tmp_path: Path
+        ) -> None:
             if self.max_word_error_rate is None:
                 pytest.skip(f"{type(self).__name__} sets no max_word_error_rate")
-            recording = record(engine, self.intelligibility_text)
+            if self.intelligibility_text == self.two_sentence_text:
+                recording = two_sentences
+            else:
+                recording = record(engine, self.intelligibility_text)
             path = tmp_path / "line.wav"
             write_wav(path, recording.audio(), recording.sample_rate)
             heard = transcribe_wav(path)
@@ -414,5 +486,77 @@ def _conformance_class() -> type:
                 f"the recogniser heard {heard!r} for {self.intelligibility_text!r}: word "
                 f"error rate {rate:.2f} (at most {self.max_word_error_rate})"
             )
+
+        def list_plugin(self, cache_root: Path) -> dict[str, Any]:
+            """What listing the plugin in a fresh process imported, mapped and answered."""
+            if self.entry_point is None:
+                pytest.skip(f"{type(self).__name__} sets no entry_point")
+            kinds = json.dumps(list(self.offline_voices))
+            command = [
+                sys.executable,
+                "-c",
+                LISTING_SCRIPT,
+                GROUP,
+                self.entry_point,
+                str(cache_root),
+            ]
+            done = subprocess.run(
+                [*command, kinds], capture_output=True, text=True, timeout=LISTING_TIMEOUT_S
+            )
+            assert done.returncode == 0, (
+                f"listing the plugin {self.entry_point!r} failed:\n{done.stderr}"
+            )
+            listed: dict[str, Any] = json.loads(done.stdout.splitlines()[-1])
+            return listed
+
+        def test_the_engine_is_offered_through_its_entry_point(self, tmp_path: Path) -> None:
+            from importlib import metadata
+
+            from assist.core.engines import EngineRegistry
+
+            if self.entry_point is None or self.engine_name is None:
+                pytest.skip(f"{type(self).__name__} sets no entry_point and engine_name")
+            found = metadata.entry_points(group=GROUP, name=self.entry_point)
+            assert found, f"no entry point {self.entry_point!r} in group {GROUP}; is it installed?"
+            registry = EngineRegistry()
+            registry.load(found, {})
+            assert not registry.broken, f"the plugin broke while loading: {registry.broken}"
+            spec = registry.spec(self.engine_name)
+            distribution = self.distribution or ENGINE_PACKAGES.get(self.engine_name)
+            assert spec.package == distribution, (
+                f"the engine names {spec.package!r} as its package, not {distribution!r}"
+            )
+            owner = next(iter(found)).dist
+            assert owner is not None and owner.name == distribution, (
+                f"the entry point comes from {owner and owner.name!r}, not {distribution!r}"
+            )
+            reason = registry.reasons()[self.engine_name]
+            if self.available_here:
+                assert reason is None, f"the engine says it cannot run here: {reason}"
+            else:
+                assert reason is None or (isinstance(reason, str) and reason.strip())
+
+        def test_listing_the_plugin_imports_no_heavy_module(self, tmp_path: Path) -> None:
+            if not self.heavy_modules and not self.heavy_libraries:
+                pytest.skip(f"{type(self).__name__} sets no heavy_modules or heavy_libraries")
+            listed = self.list_plugin(tmp_path)
+            imported = sorted(
+                module for module in listed["modules"] if module.split(".")[0] in self.heavy_modules
+            )
+            assert not imported, (
+                f"listing the plugin imported {imported}; import them inside build() instead"
+            )
+            mapped = [
+                library
+                for library in listed["libraries"]
+                if library.startswith(self.heavy_libraries)
+            ]
+            assert not mapped, f"listing the plugin loaded {mapped}; load them in build() instead"
+            if self.ready_offline_when_fresh is not None:
+                expected = [self.ready_offline_when_fresh] * len(self.offline_voices)
+                assert listed["ready"][self.engine_name] == expected, (
+                    f"ready_offline with an empty cache answered {listed['ready']}, "
+                    f"not {self.ready_offline_when_fresh} for each of {self.offline_voices}"
+                )
 
     return EngineConformance
