@@ -17,6 +17,12 @@ class TestEspeakConformance(EngineConformance):
     instead that each line is audible speech of a plausible length."""
 
     engine_name = "espeak"
+    entry_point = "espeak"
+    heavy_modules = ("numpy",)
+    heavy_libraries = ("libespeak-ng",)
+    """Listing engines (the MCP server does) loads neither numpy nor the espeak-ng library."""
+    ready_offline_when_fresh = True
+    """espeak-ng's data ships in a wheel: nothing is ever downloaded."""
     two_sentence_text = (
         "Sure. The release went out on Monday morning as planned, and since then nobody has "
         "reported a problem with the new billing page, the invoices have gone out on time, "

@@ -7,12 +7,11 @@ import os
 import subprocess
 import sys
 import threading
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
 import pytest
-from assist.core.engines import GROUP, EngineRegistry, VoiceOptions
+from assist.core.engines import VoiceOptions
 from assist.core.tones import TONES
 from assist.voice.espeak import library
 from assist.voice.espeak.data import short_data_path
@@ -47,29 +46,6 @@ def same_length(audio: np.ndarray, reference: int) -> bool:
 
 def synth_threads() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.name == "espeak-synth"]
-
-
-def test_the_plugin_offers_espeak_through_its_entry_point() -> None:
-    registry = EngineRegistry()
-    registry.load(metadata.entry_points(group=GROUP), {"ASSIST_VOICES": "espeak"})
-    spec = registry.spec("espeak")
-    assert spec.package == "assist-voice-espeak"
-    assert registry.reasons() == {"espeak": None}
-    assert spec.ready_offline(VoiceOptions())
-
-
-def test_listing_engines_loads_neither_numpy_nor_espeak_ng() -> None:
-    script = (
-        "import sys\n"
-        "from assist.voice.espeak import plugin\n"
-        "specs = []\n"
-        "plugin.assist_voice_engines(specs.append)\n"
-        "assert specs[0].check() is None\n"
-        "maps = open('/proc/self/maps').read()\n"
-        "print('numpy' in sys.modules, 'libespeak-ng' in maps)\n"
-    )
-    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["False", "False"]
 
 
 def test_a_two_sentence_reply_is_speech_of_plausible_length(engine: EspeakEngine) -> None:
