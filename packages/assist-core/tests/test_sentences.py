@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from assist.core.sentences import LONG_SENTENCE, speech_chunks, split_sentences
+from assist.core.sentences import LONG_SENTENCE, ends_sentence, speech_chunks, split_sentences
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -114,3 +114,22 @@ def test_every_sentence_ends_at_a_mark_followed_by_whitespace_and_holds_no_such_
         assert not re.search(r"[.!?]\s", sentence)
     for sentence in sentences[:-1]:
         assert sentence[-1] in ".!?"
+
+
+def test_a_sentence_ends_at_its_mark_and_a_cut_clause_does_not():
+    head, tail = speech_chunks(
+        "Yes, it did, and the release went out on Monday morning exactly as we planned."
+    )
+    assert not ends_sentence(head)
+    assert ends_sentence(tail)
+    assert ends_sentence("Any questions?  ") and ends_sentence("It shipped!")
+    assert not ends_sentence("no mark at all") and not ends_sentence("")
+
+
+@given(st.text(alphabet=" abc,;.!?\n-", max_size=200))
+def test_every_piece_but_the_last_ends_a_sentence_unless_it_is_the_cut_first_clause(text):
+    pieces = speech_chunks(text)
+    whole = split_sentences(text)
+    for index, piece in enumerate(pieces[:-1]):
+        cut_clause = index == 0 and len(pieces) == len(whole) + 1
+        assert ends_sentence(piece) is not cut_clause

@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import re
 
+SENTENCE_MARKS = (".", "!", "?")
+"""The marks that end a sentence (behaviour.md 8.4)."""
+
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-"""Whitespace after `.`, `!` or `?`: the mark stays with its sentence (behaviour.md 8.4)."""
+"""Whitespace after one of SENTENCE_MARKS: the mark stays with its sentence."""
 
 CLAUSE_END = re.compile(r"[,;:\-–—](?=\s)")
 """A comma, semicolon, colon or dash followed by whitespace: a pause a speaker would make.
@@ -30,6 +33,12 @@ clipped and saves next to nothing."""
 def split_sentences(text: str) -> list[str]:
     """The sentences of `text`, stripped, empties dropped (behaviour.md 8.4)."""
     return [part.strip() for part in SENTENCE_END.split(text) if part.strip()]
+
+
+def ends_sentence(piece: str) -> bool:
+    """Whether a piece ends a sentence (so a sentence's pause follows it) rather than a
+    clause that `speech_chunks` cut from a long first sentence."""
+    return piece.rstrip().endswith(SENTENCE_MARKS)
 
 
 def speech_chunks(text: str) -> list[str]:
