@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 from assist.core.engines import VoiceOptions
-from assist.core.sentences import speech_chunks
+from assist.core.sentences import ends_sentence, speech_chunks
 from assist.core.tones import tone_or_neutral
 from assist.voice.kokoro.assets import KokoroFiles, cache_root, fetch_files
 from assist.voice.kokoro.espeak_data import espeak_data
@@ -44,7 +44,6 @@ SPEED: dict[str, float] = {
 SENTENCE_PAUSE_S = 0.25
 CLAUSE_PAUSE_S = 0.1
 """kokoro-onnx's own pauses between the pieces of one text, kept between our chunks."""
-SENTENCE_MARKS = ".!?"
 NO_SPINNING = ("session.intra_op.allow_spinning", "0")
 """onnxruntime's worker threads otherwise spin between runs; on a small machine shared with
 the player, the server and the agent, spinning threads starve everyone (measured: a sentence
@@ -95,7 +94,7 @@ class KokoroEngine:
             audio, _ = kokoro.create(chunk, voice=self.voice, speed=speed, lang=LANGUAGE)
             audio = np.asarray(audio, dtype=np.float32).reshape(-1)
             if index < len(chunks) - 1:
-                pause = SENTENCE_PAUSE_S if chunk[-1] in SENTENCE_MARKS else CLAUSE_PAUSE_S
+                pause = SENTENCE_PAUSE_S if ends_sentence(chunk) else CLAUSE_PAUSE_S
                 audio = np.concatenate([audio, np.zeros(int(pause * self.sample_rate), np.float32)])
             yield audio
 

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 from assist.core.engines import VoiceOptions
-from assist.core.sentences import speech_chunks
+from assist.core.sentences import ends_sentence, speech_chunks
 from assist.core.tones import tone_or_neutral
 from assist.voice.supertonic.files import MODEL, ensure_model, model_folder
 
@@ -37,7 +37,6 @@ SENTENCE_PAUSE_S = 0.3
 """supertonic's own silence between the pieces of one text (DEFAULT_SILENCE_DURATION)."""
 CLAUSE_PAUSE_S = 0.1
 """A shorter breath after a first sentence cut at a clause."""
-SENTENCE_MARKS = ".!?"
 PROGRAM = "assist-voice"
 
 
@@ -52,7 +51,7 @@ def tagged_chunks(text: str, tone: str) -> list[str]:
 
 def pause_after(chunk: str) -> float:
     """The silence after a piece that is not the last: a sentence's, or a clause's."""
-    return SENTENCE_PAUSE_S if chunk.rstrip().endswith(tuple(SENTENCE_MARKS)) else CLAUSE_PAUSE_S
+    return SENTENCE_PAUSE_S if ends_sentence(chunk) else CLAUSE_PAUSE_S
 
 
 class SupertonicEngine:
