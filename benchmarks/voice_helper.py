@@ -22,7 +22,7 @@ first audio than the helper measured it, which is the protocol's own cost (pipe 
 
     uv run python benchmarks/voice_helper.py --engines espeak,piper,kokoro --runs 5 --lines 100
 
-Linux only for the memory figures (/proc). Prints a Markdown table and writes JSON beside it.
+Linux only for the memory figures (/proc). Prints a Markdown table; every run goes to --out.
 """
 
 from __future__ import annotations
@@ -296,7 +296,7 @@ def main() -> int:
     parser.add_argument("--engines", default="espeak,piper,kokoro")
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--lines", type=int, default=100)
-    parser.add_argument("--out", default=str(Path(__file__).with_name("voice_helper.json")))
+    parser.add_argument("--out", default=str(Path(__file__).parent / "out" / "voice_helper.json"))
     parser.add_argument(
         "--cache", default="/tmp/assist-benchmark-voice-cache", help="ASSIST_VOICE_CACHE to use"
     )
@@ -333,6 +333,7 @@ def main() -> int:
         results[engine] = {"helper": summarise(helper_runs), "direct": summarise(direct_runs)}
     load = f"{load_before:.2f}, {os.getloadavg()[0]:.2f}"
     document = {"medians": results, "runs": raw, "load_average": load}
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(document, indent=2) + "\n")
     print(table(results, args.runs, args.lines, load))
     return 0
