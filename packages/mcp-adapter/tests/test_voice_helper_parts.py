@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 import soundfile
 from assist.core.engines import EngineRegistry, EngineSpec, VoiceOptions
+from assist.mcp import engine_choice
 from assist.mcp.voice import loading
 from assist.mcp.voice.player import (
     BLOCK_S,
@@ -198,19 +199,17 @@ def spec(name: str, offline: bool = True, reason: str | None = None) -> EngineSp
     )
 
 
-def test_auto_off_macos_prefers_an_engine_that_needs_no_download(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    monkeypatch.setattr(loading, "total_memory", lambda: 8 * 2**30)
+def test_auto_off_macos_prefers_an_engine_that_needs_no_download() -> None:
     registry = registry_of(spec("kokoro", offline=False), spec("piper"), spec("espeak"))
-    assert loading.choose(registry, "auto", VoiceOptions(), platform="linux") == "piper"
-    assert loading.choose(registry, "auto", VoiceOptions(), platform="darwin") == "kokoro"
+    eight = 8 * 2**30
+    assert loading.choose(registry, "auto", VoiceOptions(), "linux", memory=eight) == "piper"
+    assert loading.choose(registry, "auto", VoiceOptions(), "darwin", memory=eight) == "kokoro"
 
 
-def test_auto_skips_engines_that_cannot_run_here(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(loading, "total_memory", lambda: 64 * 2**30)
+def test_auto_skips_engines_that_cannot_run_here() -> None:
     registry = registry_of(spec("qwen3-tts", reason="needs Apple silicon"), spec("espeak"))
-    assert loading.choose(registry, "auto", VoiceOptions(), platform="darwin") == "espeak"
+    big = 64 * 2**30
+    assert loading.choose(registry, "auto", VoiceOptions(), "darwin", memory=big) == "espeak"
 
 
 def test_a_named_engine_is_taken_as_asked_even_when_auto_would_choose_another() -> None:
@@ -219,4 +218,4 @@ def test_a_named_engine_is_taken_as_asked_even_when_auto_would_choose_another() 
 
 
 def test_installed_memory_is_a_positive_figure_here() -> None:
-    assert loading.total_memory() > 0
+    assert engine_choice.total_memory() > 0

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from assist.core.engines import VoiceOptions
+from assist.mcp import engine_choice
 from assist.mcp.paths import voice_cache_root
 from assist.mcp.voice import loading
 from assist.mcp.voice.output import PROGRAM, note, take_stdout
@@ -77,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         started = time.perf_counter()
         options = _options(args)
-        registry = loading.load_registry(os.environ)
+        registry = engine_choice.load_registry(os.environ)
         engine_name = loading.choose(registry, args.engine, options)
         engine = loading.build(registry, engine_name, options)
         load_ms = round((time.perf_counter() - started) * 1000)
@@ -113,8 +114,8 @@ def _options(args: argparse.Namespace) -> VoiceOptions:
 
 
 def _list_engines(args: argparse.Namespace) -> int:
-    registry = loading.load_registry(os.environ)
-    for line in loading.describe_engines(registry, _options(args)):
+    registry = engine_choice.load_registry(os.environ)
+    for line in engine_choice.describe_engines(registry, _options(args)):
         print(line)
     return 0
 

@@ -11,75 +11,31 @@ what to do, for the helper's single stderr line before it exits 2.
 
 from __future__ import annotations
 
-import os
 import sys
-from collections.abc import Mapping
-from importlib import metadata
 
-from assist.core.engines import (
-    GROUP,
-    Engine,
-    EngineRegistry,
-    EngineSpec,
-    UnknownEngine,
-    VoiceOptions,
-    choose_engine,
-)
+from assist.core.engines import Engine, EngineRegistry, UnknownEngine, VoiceOptions
+from assist.mcp.engine_choice import LAST_RESORT_PACKAGE, choose_here
 
 AUTO = "auto"
 """The `--engine` value that lets the machine choose (behaviour 9.1)."""
-
-LAST_RESORT_PACKAGE = "assist-voice-espeak"
-"""What to install when nothing can speak: espeak needs no weights and always starts."""
 
 
 class LoadFailure(Exception):
     """The engine cannot be loaded; the text says why and what to do next."""
 
 
-def load_registry(environ: Mapping[str, str]) -> EngineRegistry:
-    """Every engine the installed plugins offer, with broken plugins recorded."""
-    registry = EngineRegistry()
-    registry.load(metadata.entry_points(group=GROUP), environ)
-    return registry
-
-
-def total_memory() -> int:
-    """Installed memory in bytes (never free memory), or 0 when it cannot be told."""
-    try:
-        pages = os.sysconf("SC_PHYS_PAGES")
-        page_size = os.sysconf("SC_PAGE_SIZE")
-        if pages > 0 and page_size > 0:
-            return int(pages * page_size)
-    except (AttributeError, ValueError, OSError):
-        pass
-    try:
-        import psutil
-
-        return int(psutil.virtual_memory().total)
-    except Exception:  # psutil is optional; without it the memory is unknown
-        return 0
-
-
-def ready_offline(spec: EngineSpec, options: VoiceOptions) -> bool:
-    """Whether the engine can load now without a download (a failing check counts as no)."""
-    try:
-        return bool(spec.ready_offline(options))
-    except Exception:
-        return False
-
-
 def choose(
-    registry: EngineRegistry, requested: str, options: VoiceOptions, platform: str = sys.platform
+    registry: EngineRegistry,
+    requested: str,
+    options: VoiceOptions,
+    platform: str = sys.platform,
+    *,
+    memory: int | None = None,
 ) -> str:
-    """The engine name to run: the one asked for, or for `auto` the machine's choice."""
-    if requested != AUTO:
-        return requested
-    available = registry.available()
-    offline = None
-    if platform != "darwin":
-        offline = [name for name, spec in available.items() if ready_offline(spec, options)]
-    chosen = choose_engine(None, total_memory(), available, offline)
+    """The engine name to run: the one asked for, or for `auto` the machine's choice, made
+    the same way as the server's (`assist.mcp.engine_choice`)."""
+    configured = None if requested == AUTO else requested
+    chosen = choose_here(configured, registry, options, memory=memory, platform=platform)
     if chosen is None:
         raise LoadFailure(
             f"no installed voice engine can run on this machine{_broken_note(registry)}; "
@@ -106,32 +62,6 @@ def build(registry: EngineRegistry, name: str, options: VoiceOptions) -> Engine:
         return spec.build(options)
     except Exception as error:
         raise LoadFailure(f"{type(error).__name__}: {error}") from error
-
-
-def describe_engines(registry: EngineRegistry, options: VoiceOptions) -> list[str]:
-    """`--list`: one line per registered engine with its package version and whether it can
-    load here, then one line per broken plugin."""
-    lines = []
-    reasons = registry.reasons()
-    for name, spec in sorted(registry.specs.items()):
-        try:
-            version = metadata.version(spec.package)
-        except metadata.PackageNotFoundError:
-            version = "not installed"
-        reason = reasons[name]
-        if reason is not None:
-            state = f"cannot load here: {reason}"
-        elif ready_offline(spec, options):
-            state = "can load here"
-        else:
-            state = "can load here after a first download"
-        lines.append(f"{name:12} {spec.package} {version}: {state}")
-    lines.extend(f"{plugin.name:12} broken plugin: {plugin.error}" for plugin in registry.broken)
-    if not lines:
-        lines.append(
-            f"no voice engines are installed; install one, for example {LAST_RESORT_PACKAGE}"
-        )
-    return lines
 
 
 def _broken_note(registry: EngineRegistry) -> str:
