@@ -2,8 +2,8 @@
 
 An engine package registers itself through the entry-point group `assist.voices`
 with a registrar hook, `assist_voice_engines(register)`, in the manner of
-simonw/llm: the hook calls `register(EngineSpec(...))`, and nothing happens at
-import time. Each entry point is loaded inside its own try/except, so one broken
+simonw/llm: the hook calls `register(EngineSpec(...))`, and importing a plugin
+does nothing by itself. Each entry point is loaded inside its own try/except, so one broken
 package is reported and the others still work. The heavy TTS library is imported
 only inside `EngineSpec.build`.
 
