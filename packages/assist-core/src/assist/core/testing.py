@@ -317,7 +317,8 @@ def _conformance_class() -> type:
         non_ascii_text: ClassVar[str] = "Zoë paid 5 € at the café in Zürich — naïve, but fine."
         tone_text: ClassVar[str] = "Thanks, that is noted."
         intelligibility_text: ClassVar[str] = (
-            "The meeting starts at nine tomorrow morning in the small room."
+            "The budget for the new project was approved this morning. "
+            "We can start hiring the first engineers next week."
         )
 
         @pytest.fixture(scope="class")
