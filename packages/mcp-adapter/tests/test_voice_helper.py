@@ -186,15 +186,19 @@ def test_a_piper_reply_saved_by_the_helper_is_heard_back_by_a_recogniser(
 ) -> None:
     from assist.core.testing import transcribe_wav, word_error_rate
 
-    text = "The build is green. We can ship the release on Monday morning."
+    text = (
+        "The budget for the new project was approved this morning. "
+        "We can start hiring the first engineers next week."
+    )
     helper = start_helper("--engine", "piper", "--no-play", "--save-dir", str(tmp_path))
     assert helper.ready()["engine"] == "piper"
     helper.say(1, text)
     assert helper.event()["event"] == "speaking"
     assert helper.event()["event"] == "done"
     heard = transcribe_wav(tmp_path / "reply-1.wav")
-    # piper's voice varies from run to run and pocketsphinx is rough: 0.0-0.25 seen; a WAV at
-    # the wrong rate or in the wrong format is not heard at all
+    # piper's voice varies from run to run and pocketsphinx is rough, so the line is one that
+    # piper's own tests found read back word for word in 30 runs of 30 (a shorter line was
+    # misheard at 0.5 once in CI); a WAV at the wrong rate or in the wrong format is not heard
     assert word_error_rate(text, heard) <= 0.4, heard
 
 
