@@ -205,6 +205,21 @@ async def connect(
         yield session
 
 
+def run_assist(
+    command: str, env: dict[str, str], *arguments: str
+) -> subprocess.CompletedProcess[str]:
+    """Run `assist COMMAND ...` with only the given ASSIST_/AMBIENT_ variables, so the
+    developer's own config and sessions never leak into a test."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ASSIST_", "AMBIENT_"))}
+    return subprocess.run(
+        [str(ASSIST), command, *arguments],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**clean, **env},
+    )
+
+
 def text_of(reply: types.CallToolResult) -> str:
     assert len(reply.content) == 1
     block = reply.content[0]

@@ -24,7 +24,9 @@ from assist.mcp.supervisor import READY_WITHIN_VARIABLE
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from supervisor_fakes import fake
 
-ASSIST = Path(sys.executable).parent / "assist"
+sys.path.insert(0, str(Path(__file__).parent))
+from mcp_harness import run_assist
+
 EVERY_PLUGIN = "espeak,kokoro,piper,qwen3,supertonic"
 """The entry-point names of every engine plugin in the workspace."""
 
@@ -44,14 +46,7 @@ def place(tmp_path: Path) -> dict[str, str]:
 
 
 def run(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ASSIST_", "AMBIENT_"))}
-    return subprocess.run(
-        [str(ASSIST), "doctor", *arguments],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**clean, **env},
-    )
+    return run_assist("doctor", env, *arguments)
 
 
 def test_doctor_names_the_places_settings_engines_choice_listener_and_lock_holder(

@@ -24,7 +24,8 @@ from assist.mcp.terminal_voice import Machine
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from supervisor_fakes import fake
 
-ASSIST = Path(sys.executable).parent / "assist"
+sys.path.insert(0, str(Path(__file__).parent))
+from mcp_harness import run_assist
 
 
 @pytest.fixture
@@ -42,14 +43,7 @@ def place(tmp_path: Path) -> dict[str, str]:
 
 
 def run(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ASSIST_", "AMBIENT_"))}
-    return subprocess.run(
-        [str(ASSIST), "say", *arguments],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**clean, **env},
-    )
+    return run_assist("say", env, *arguments)
 
 
 def test_a_line_is_said_by_the_helper_and_saved_as_a_16_bit_mono_wav(
