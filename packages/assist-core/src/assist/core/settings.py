@@ -66,6 +66,26 @@ class VoiceSettings:
     fallback: str | None = None
 
 
+END_SILENCE_MS = 600
+"""The end-of-turn silence of `assist listen` in a meeting (behaviour.md 12.1)."""
+END_SILENCE_RANGE_MS = (100, 10_000)
+"""`listen.end_silence_ms` bounds: under 100 ms every pause between words ends a turn; past
+10 s a turn would end only at the 15 s cut."""
+NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+"""What a recogniser's name may hold: the set is open (plugins), so any such name is kept."""
+
+
+@attrs.frozen
+class ListenSettings:
+    """The `listen` section (ours, behaviour.md 12.6); None means "the default here"."""
+
+    stt: str | None = None
+    model: str | None = None
+    device: str | None = None
+    call_device: str | None = None
+    end_silence_ms: int = END_SILENCE_MS
+
+
 @attrs.frozen
 class Settings:
     """Everything the assistant reads from the config file."""
@@ -73,6 +93,7 @@ class Settings:
     sessions_dir: str | None = None
     assistant: AssistantSettings = AssistantSettings()
     voice: VoiceSettings = VoiceSettings()
+    listen: ListenSettings = ListenSettings()
 
 
 class SettingError(ValueError):
@@ -100,6 +121,16 @@ KEYS: tuple[str, ...] = (
     "sessions_dir",
 )
 """The keys of `assist config KEY VALUE`, in the order of behaviour.md 2.3."""
+
+LISTEN_KEYS: tuple[str, ...] = (
+    "listen.stt",
+    "listen.model",
+    "listen.device",
+    "listen.call_device",
+    "listen.end_silence_ms",
+)
+"""The keys of `assist listen` (behaviour.md 12.6), after those of 2.3."""
+KEYS = (*KEYS, *LISTEN_KEYS)
 
 JSON_PATHS: dict[str, tuple[str, ...]] = {
     key: ("assistant", "enabled") if key == "assistant" else tuple(key.split(".")) for key in KEYS
@@ -143,7 +174,40 @@ def parse_settings(data: object) -> tuple[Settings, list[str]]:
         fallback=_read(section, "voice.fallback", _fallback_value, None, warnings),
     )
     sessions_dir = _read(data, "sessions_dir", _text_value, None, warnings)
-    return Settings(sessions_dir, assistant, voice), warnings
+    return Settings(sessions_dir, assistant, voice, _listen(data, warnings)), warnings
+
+
+def _listen(data: dict[str, Any], warnings: list[str]) -> ListenSettings:
+    section = _section(data, "listen", warnings)
+    return ListenSettings(
+        stt=_read(section, "listen.stt", _recogniser_value, None, warnings),
+        model=_read(section, "listen.model", _text_value, None, warnings),
+        device=_read(section, "listen.device", _text_value, None, warnings),
+        call_device=_read(section, "listen.call_device", _text_value, None, warnings),
+        end_silence_ms=_read(
+            section, "listen.end_silence_ms", _end_silence_value, END_SILENCE_MS, warnings
+        ),
+    )
+
+
+def _recogniser_value(value: object) -> str | None:
+    if not isinstance(value, str):
+        raise TypeError("expected a recogniser name, auto or null")
+    name = value.strip().lower()
+    if name in AUTO_WORDS or not name:
+        return None
+    if not set(name) <= NAME_CHARACTERS:
+        raise ValueError("a recogniser name holds letters, digits, '.', '_' and '-' only")
+    return name
+
+
+def _end_silence_value(value: object) -> int:
+    low, high = END_SILENCE_RANGE_MS
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected a whole number of milliseconds from {low} to {high}")
+    if not low <= value <= high:
+        raise ValueError(f"expected a whole number of milliseconds from {low} to {high}")
+    return value
 
 
 def _section(data: dict[str, Any], name: str, warnings: list[str]) -> dict[str, Any]:
@@ -281,7 +345,26 @@ def _parse_cli_value(key: str, value: str) -> Any:
         return _parse_engine(key, text, allow_none=False)
     if key == "voice.fallback":
         return _parse_engine(key, text, allow_none=True)
+    if key == "listen.stt":
+        return _parse_with(key, text, _recogniser_value, "a recogniser name such as whisper")
+    if key == "listen.end_silence_ms":
+        low, high = END_SILENCE_RANGE_MS
+        if text.isascii() and text.isdigit():
+            return _parse_with(key, int(text), _end_silence_value, "600")
+        raise SettingError(
+            f"{key} not changed: {text!r} is not a whole number of milliseconds from {low} "
+            f"to {high}; give a number such as 600"
+        )
     return None if not text or text.lower() == "default" else text
+
+
+def _parse_with(key: str, value: object, check: Callable[[object], T], example: str) -> T:
+    try:
+        return check(value)
+    except (TypeError, ValueError) as problem:
+        raise SettingError(
+            f"{key} not changed: {show(value)} is not usable ({problem}); give {example}"
+        ) from None
 
 
 def _parse_bool(key: str, text: str) -> bool:
@@ -340,6 +423,12 @@ def describe(settings: Settings) -> list[tuple[str, str]]:
         shown[key] = getattr(voice, key.split(".")[1]) or "default"
     shown["voice.fallback"] = voice.fallback or "auto"
     shown["sessions_dir"] = settings.sessions_dir or "default"
+    listen = settings.listen
+    shown["listen.stt"] = listen.stt or "auto"
+    shown["listen.model"] = listen.model or "default"
+    shown["listen.device"] = listen.device or "default"
+    shown["listen.call_device"] = listen.call_device or "default"
+    shown["listen.end_silence_ms"] = str(listen.end_silence_ms)
     return [(key, shown[key]) for key in KEYS]
 
 
