@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 from assist.core.names import says_name
 from assist.core.scoring import Label
-from assist.mcp.meeting_files import MeetingError, load_meeting, parse_meeting
+from assist.mcp.meeting_files import EVALUATED, MeetingError, load_meeting, parse_meeting
 
+MEETINGS = Path(__file__).resolve().parents[1] / "src" / "assist" / "mcp" / "meetings"
 HEADER = '{"assist_meeting": 1, "name": "t", "title": "T"}\n'
 
 
@@ -141,3 +142,35 @@ def test_a_label_on_the_header_is_refused() -> None:
 def test_a_label_on_a_line_that_is_not_a_turn_is_refused_as_a_bad_turn() -> None:
     with pytest.raises(MeetingError, match="t line 2: "):
         parse_meeting(HEADER + '{"expect": "answer"}\n', "t")
+
+
+# The labelled meetings assist eval runs ----------------------------------------------
+
+
+@pytest.mark.parametrize("name", EVALUATED)
+def test_each_evaluated_meeting_is_labelled_and_said_in_the_meetings_readme(name: str) -> None:
+    meeting = load_meeting(name)
+    assert meeting.lines[0].label is not None, "the first line says what is wanted from it"
+    assert meeting.about, "the header says what the meeting tests"
+    readme = (MEETINGS / "README.md").read_text(encoding="utf-8")
+    assert f"`{name}.jsonl`" in readme
+
+
+def test_the_evaluated_meetings_have_the_shapes_behaviour_15_lists() -> None:
+    meetings = {name: load_meeting(name) for name in EVALUATED}
+    texts = {name: [script.line.text for script in m.lines] for name, m in meetings.items()}
+    assert meetings["small-talk"].labelled("answer") == []
+    assert all(script.cue == "small-talk" for script in meetings["small-talk"].lines)
+    assert len(meetings["by-name"].labelled("answer")) == 3
+    assert any(says_name(text, "Claudia") for text in texts["claudia"])
+    assert not any(says_name(text, "Claude") for text in texts["claudia"][:-2]), (
+        "only the last question is for Claude"
+    )
+    assert meetings["answered-by-room"].labelled("answer") == []
+    assert meetings["answered-by-room"].cued("room-question")
+    assert sum(text.count(" ") for text in texts["design-review"]) > 100
+    assert any(char.isdigit() for text in texts["design-review"] for char in text)
+    durations = sorted(meeting.duration_ms for meeting in meetings.values())
+    assert meetings["long-planning"].duration_ms == durations[-1] >= 3 * 60_000
+    total_s = sum(durations) / 1000
+    assert total_s < 15 * 60, "the whole set replays at --speed 8 in about two minutes"

@@ -25,8 +25,9 @@ optional `cue` saying what the line is for:
   nothing from this line until the next labelled line. `assist.core.scoring` holds the rules;
   a bad label is refused here, naming the file and the line. Replay never writes it either.
 
-The meetings shipped with assist-mcp (`sample`, `long`, `overlap`) live in the package's
-`meetings` folder; any other file can be given by path.
+The meetings shipped with assist-mcp (`BUILT_IN`: `sample`, `long`, `overlap` and the labelled
+ones `assist eval` runs) live in the package's `meetings` folder; any other file can be given
+by path.
 """
 
 from __future__ import annotations
@@ -42,8 +43,21 @@ from assist.core.scoring import Label, LabelError, read_label
 FORMAT_KEY = "assist_meeting"
 FORMAT_VERSION = 1
 """The header's marker and the one version this reader knows."""
-BUILT_IN: tuple[str, ...] = ("sample", "long", "overlap")
-"""Meetings shipped as package data: the demo's 75 s meeting, a 30-minute one, crosstalk."""
+EVALUATED: tuple[str, ...] = (
+    "small-talk",
+    "stand-up",
+    "design-review",
+    "by-name",
+    "answered-by-room",
+    "claudia",
+    "long-planning",
+    "sample",
+)
+"""The labelled meetings `assist eval` runs by default, each of a different shape (the
+meetings README says what each tests)."""
+BUILT_IN: tuple[str, ...] = ("sample", "long", "overlap", *EVALUATED[:-1])
+"""Meetings shipped as package data: the demo's 75 s meeting, a 30-minute one, crosstalk,
+and the labelled ones for `assist eval`."""
 TAIL_MS = 1000
 """Without a `duration_ms`, the recording runs this long past the last turn's end."""
 
@@ -99,7 +113,7 @@ class Meeting:
 
 
 def load_meeting(spec: str | Path) -> Meeting:
-    """A shipped meeting by name (`sample`, `long`, `overlap`) or a meeting file by path."""
+    """A shipped meeting by name (one of BUILT_IN) or a meeting file by path."""
     if isinstance(spec, str) and spec in BUILT_IN:
         source = resources.files("assist.mcp") / "meetings" / f"{spec}.jsonl"
         return parse_meeting(source.read_text(encoding="utf-8"), spec)
