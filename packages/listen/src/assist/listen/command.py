@@ -99,7 +99,6 @@ class _Plan:
 def _plan(args: argparse.Namespace) -> _Plan:
     from assist.core.settings import END_SILENCE_RANGE_MS
     from assist.core.turns import TurnRules
-
     from assist.listen.devices import DeviceError, find_device
     from assist.listen.recognisers import RecogniserError, build_recogniser
     from assist.listen.sources import CaptureError, DeviceSource, StdinSource, WavSource
@@ -166,7 +165,6 @@ def _record(plan: _Plan) -> int:
         )
         plan.recogniser.close()
         return 1
-    print(f"session {folder.name} in {folder}", flush=True)
     view = make_view(plan.quiet)
     warnings: list[str] = []
     raw = RawJsonl(folder)
@@ -184,6 +182,7 @@ def _record(plan: _Plan) -> int:
         Track(name, source, TrackFiles(folder, name, source.rate), recognition, plan.rules)
         for name, source in plan.sources.items()
     ]
+    print(f"session {folder.name} in {folder}", flush=True)  # once its files are there
     threads = [
         threading.Thread(target=_run_track, args=(track, stop), name=track.name) for track in tracks
     ]

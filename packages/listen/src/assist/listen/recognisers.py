@@ -25,9 +25,9 @@ def build_recogniser(
     name: str | None, model: str | None, environ: Mapping[str, str] = os.environ
 ) -> Any:
     """The recogniser `name` (None: the auto choice) with `model` (None: its default)."""
-    from assist.core.recognisers import KIND
+    from assist.core.recognisers import RECOGNISERS
 
-    registry = load_plugins(KIND, environ)
+    registry = load_plugins(RECOGNISERS, environ)
     available = registry.available()
     broken = "".join(f"; {plugin.name} is broken: {plugin.error}" for plugin in registry.broken)
     if name is None:
@@ -47,6 +47,5 @@ def build_recogniser(
         return spec.build(RecogniserOptions(model=model))
     except Exception as error:
         raise RecogniserError(
-            f"the recogniser {name} could not load{f' the model {model}' if model else ''}: "
-            f"{error}"
+            f"the recogniser {name} could not load{f' the model {model}' if model else ''}: {error}"
         ) from error

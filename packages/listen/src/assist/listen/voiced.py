@@ -22,6 +22,8 @@ GAP_S = 1.5
 """Silence between lines: well over the 600 ms end of turn."""
 TAIL_S = 1.0
 """Silence after the last line."""
+AUDIBLE = 1e-3
+"""A line's sound starts and ends where its samples first and last reach -60 dBFS."""
 
 
 @attrs.frozen
@@ -67,7 +69,7 @@ class Voice:
             for chunk in self._voice.synthesize(text, syn_config=config)
         ]
         audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
-        return soxr.resample(audio, self._rate, RATE_HZ).astype(np.float32)
+        return _trimmed(soxr.resample(audio, self._rate, RATE_HZ).astype(np.float32))
 
     def close(self) -> None:
         """Drop the voice's onnxruntime session so its memory goes back."""
@@ -118,6 +120,12 @@ def pcm16(samples: Sequence[float] | np.ndarray) -> bytes:
     """Float samples as 16-bit little-endian PCM, clipped to [-1, 1]."""
     clipped = np.clip(np.asarray(samples, dtype=np.float64), -1.0, 1.0)
     return np.round(clipped * 32767).astype("<i2").tobytes()
+
+
+def _trimmed(audio: np.ndarray) -> np.ndarray:
+    """Without the near silence Piper puts around a line, so a line's span is its sound."""
+    loud = np.flatnonzero(np.abs(audio) >= AUDIBLE)
+    return audio[loud[0] : loud[-1] + 1] if loud.size else audio[:0]
 
 
 def _silence(seconds: float) -> np.ndarray:
