@@ -50,7 +50,7 @@ USAGE = "usage: assist config [KEY VALUE]"
 class ConfigFile:
     """One config file: `load()` the effective settings, `set(key, value)` one key."""
 
-    def __init__(self, path: Path, *, engines: Collection[str], ambient: bool = False) -> None:
+    def __init__(self, path: Path, *, engines: Collection[str] = (), ambient: bool = False) -> None:
         self.path = path
         self.ambient = ambient
         self.engines = engines
