@@ -103,10 +103,11 @@ def _plan(args: argparse.Namespace) -> _Plan:
     from assist.listen.recognisers import RecogniserError, build_recogniser
     from assist.listen.sources import CaptureError, DeviceSource, StdinSource, WavSource
     from assist.mcp.config import ConfigFile
+    from assist.mcp.engine_choice import engine_names
     from assist.mcp.paths import config_path, sessions_root
 
     location = config_path(os.environ)
-    settings = ConfigFile.at(location).load()
+    settings = ConfigFile.at(location, engine_names(os.environ)).load()
     listen = settings.listen
     plan = _Plan()
     plan.root = args.into or sessions_root(os.environ, settings, location)
