@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from assist.core.settings import SettingError, Settings
-from assist.mcp.config import ConfigFile, config_command
+from assist.mcp.store.config import ConfigFile, config_command
 
 SHARED = {
     "sessions_dir": None,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from assist.core.lines import render
 from assist.mcp.demo.policy import FACT_SHEET, UNKNOWN_ANSWER, Policy, spoken_text
-from assist.mcp.meeting_files import load_meeting
+from assist.mcp.replay.meeting_files import load_meeting
 
 RATE, STATUS = FACT_SHEET
 

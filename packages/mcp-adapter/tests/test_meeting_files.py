@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from assist.core.names import says_name
-from assist.mcp.meeting_files import MeetingError, load_meeting, parse_meeting
+from assist.mcp.replay.meeting_files import MeetingError, load_meeting, parse_meeting
 
 HEADER = '{"assist_meeting": 1, "name": "t", "title": "T"}\n'
 

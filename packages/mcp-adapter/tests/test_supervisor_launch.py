@@ -11,8 +11,13 @@ from pathlib import Path
 import pytest
 from assist.core.engines import EngineRegistry, EngineSpec, VoiceOptions, hookimpl
 from assist.core.settings import VoiceSettings
-from assist.mcp.engine_choice import choose_here, describe_engines, load_registry, total_memory
-from assist.mcp.helper_command import (
+from assist.mcp.speech.engine_choice import (
+    choose_here,
+    describe_engines,
+    load_registry,
+    total_memory,
+)
+from assist.mcp.speech.helper_command import (
     engine_packages,
     helper_arguments,
     helper_program,

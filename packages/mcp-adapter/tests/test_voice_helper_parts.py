@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import soundfile
 from assist.core.engines import EngineRegistry, EngineSpec, VoiceOptions
-from assist.mcp import engine_choice
+from assist.mcp.speech import engine_choice
 from assist.mcp.voice import loading
 from assist.mcp.voice.player import (
     BLOCK_S,

@@ -20,7 +20,7 @@ from assist.core.engines import (
     choose_fallback,
     hookimpl,
 )
-from assist.mcp.engine_choice import choose_here
+from assist.mcp.speech.engine_choice import choose_here
 from assist.voice.qwen3 import plugin as qwen3_plugin
 from assist.voice.supertonic import plugin as supertonic_plugin
 from assist.voice.supertonic.files import REQUIRED

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Protocol
 
 from assist.core.engines import ENGINE_PACKAGES, EngineRegistry, VoiceOptions, choose_fallback
-from assist.mcp.engine_choice import choose_here
+from assist.mcp.speech.engine_choice import choose_here
 
 PROGRAM = "assist-voice"
 """The helper's console script, looked for beside the running interpreter."""

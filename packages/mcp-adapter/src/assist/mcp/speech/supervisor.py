@@ -29,8 +29,8 @@ from assist.core import refusals
 from assist.core.engines import EngineRegistry
 from assist.core.tones import NEUTRAL
 from assist.mcp.diagnostics import note
-from assist.mcp.engine_choice import load_registry
-from assist.mcp.helper_command import (
+from assist.mcp.speech.engine_choice import load_registry
+from assist.mcp.speech.helper_command import (
     EnginePlan,
     VoiceChoices,
     engine_packages,
@@ -39,7 +39,7 @@ from assist.mcp.helper_command import (
     plan_engines,
     why_not_here,
 )
-from assist.mcp.helper_process import (
+from assist.mcp.speech.helper_process import (
     READY_WITHIN_S,
     SAY_WITHIN_S,
     HelperError,

@@ -14,7 +14,7 @@ from __future__ import annotations
 import sys
 
 from assist.core.engines import Engine, EngineRegistry, UnknownEngine, VoiceOptions
-from assist.mcp.engine_choice import LAST_RESORT_PACKAGE, choose_here
+from assist.mcp.speech.engine_choice import LAST_RESORT_PACKAGE, choose_here
 
 AUTO = "auto"
 """The `--engine` value that lets the machine choose (behaviour 9.1)."""
@@ -33,7 +33,7 @@ def choose(
     memory: int | None = None,
 ) -> str:
     """The engine name to run: the one asked for, or for `auto` the machine's choice, made
-    the same way as the server's (`assist.mcp.engine_choice`)."""
+    the same way as the server's (`assist.mcp.speech.engine_choice`)."""
     configured = None if requested == AUTO else requested
     chosen = choose_here(configured, registry, options, memory=memory, platform=platform)
     if chosen is None:
