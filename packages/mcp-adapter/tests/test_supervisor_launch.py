@@ -9,12 +9,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from assist.core.engines import EngineRegistry, EngineSpec, VoiceOptions, hookimpl
+from assist.core.engines import VOICES, EngineSpec, VoiceOptions, hookimpl
+from assist.core.plugins import Registry
 from assist.core.settings import VoiceSettings
 from assist.mcp.speech.engine_choice import (
     choose_here,
     describe_engines,
-    load_registry,
+    load_plugins,
     total_memory,
 )
 from assist.mcp.speech.helper_command import (
@@ -152,8 +153,8 @@ def test_with_nothing_installed_there_is_no_engine_and_the_packages_are_named() 
 
 
 def test_the_installed_engines_are_found_and_the_block_list_is_honoured() -> None:
-    assert "espeak" in load_registry({}).specs
-    assert "espeak" not in load_registry({"ASSIST_VOICES_BLOCK": "espeak"}).specs
+    assert "espeak" in load_plugins(VOICES, {}).specs
+    assert "espeak" not in load_plugins(VOICES, {"ASSIST_VOICES_BLOCK": "espeak"}).specs
 
 
 def test_total_memory_is_known_on_this_machine() -> None:
@@ -177,7 +178,7 @@ class DownloadingKokoro:
 
 
 def test_auto_prefers_an_engine_ready_offline_except_on_macos() -> None:
-    engines = EngineRegistry()
+    engines = Registry(VOICES)
     engines.add_plugin("fake", DownloadingKokoro())
     options = VoiceOptions()
     assert choose_here(None, engines, options, memory=8 * GIB, platform="linux") == "piper"
@@ -191,7 +192,7 @@ def test_assist_engines_says_which_installed_engines_can_load_here() -> None:
     assert done.returncode == 0, done.stderr
     [espeak] = [line for line in done.stdout.splitlines() if line.startswith("espeak ")]
     assert "assist-voice-espeak" in espeak and espeak.endswith(": can load here")
-    nothing = describe_engines(load_registry({"ASSIST_VOICES": "none-such"}), VoiceOptions())
+    nothing = describe_engines(load_plugins(VOICES, {"ASSIST_VOICES": "none-such"}), VoiceOptions())
     assert nothing == [
         "no voice engines are installed; install one, for example assist-voice-espeak"
     ]

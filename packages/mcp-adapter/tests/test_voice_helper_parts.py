@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile
-from assist.core.engines import EngineRegistry, EngineSpec, VoiceOptions
+from assist.core.engines import VOICES, EngineSpec, VoiceOptions
+from assist.core.plugins import Registry
 from assist.mcp.speech import engine_choice
 from assist.mcp.voice import loading
 from assist.mcp.voice.player import (
@@ -179,8 +180,8 @@ def test_a_saved_reply_is_16_bit_mono_pcm_cut_at_the_samples_counted(tmp_path: P
     assert not list(tmp_path.glob("*.part"))
 
 
-def registry_of(*specs: EngineSpec) -> EngineRegistry:
-    registry = EngineRegistry()
+def registry_of(*specs: EngineSpec) -> Registry[EngineSpec]:
+    registry = Registry(VOICES)
     for spec in specs:
         registry.specs[spec.name] = spec
     return registry

@@ -9,7 +9,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from assist.core.engines import EngineRegistry, EngineSpec, hookimpl
+from assist.core.engines import VOICES, EngineSpec, hookimpl
+from assist.core.plugins import Registry
 
 FAKES = Path(__file__).parent
 FAKE_ENGINES = ("kokoro", "piper", "espeak")
@@ -36,8 +37,8 @@ class FakeEngines:
             register(EngineSpec(name=name, package="fake-engines", build=_never_built))
 
 
-def registry(names: tuple[str, ...] = FAKE_ENGINES) -> EngineRegistry:
-    engines = EngineRegistry()
+def registry(names: tuple[str, ...] = FAKE_ENGINES) -> Registry[EngineSpec]:
+    engines = Registry(VOICES)
     engines.add_plugin("fake", FakeEngines(names))
     return engines
 

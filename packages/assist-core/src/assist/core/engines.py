@@ -1,11 +1,9 @@
 """The engine contract: what a voice engine is, how packages offer engines, which one runs.
 
 An engine package registers itself through the entry-point group `assist.voices`
-with a registrar hook, `assist_voice_engines(register)`, in the manner of
-simonw/llm: the hook calls `register(EngineSpec(...))`, and importing a plugin
-does nothing by itself. Each entry point is loaded inside its own try/except, so one broken
-package is reported and the others still work. The heavy TTS library is imported
-only inside `EngineSpec.build`.
+with a registrar hook, `assist_voice_engines(register)` that calls
+`register(EngineSpec(...))`; `assist.core.plugins` loads the group, one plugin at a time.
+The heavy TTS library is imported only inside `EngineSpec.build`.
 
 The auto choice (behaviour.md 9.1) is pure: the memory figure and the available
 set are passed in.
@@ -13,11 +11,12 @@ set are passed in.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator
 from typing import Any, Protocol, runtime_checkable
 
 import attrs
 import pluggy
+from assist.core.plugins import PluginKind
 
 GROUP = "assist.voices"
 """Entry-point group and pluggy project name for engine plugins."""
@@ -110,100 +109,17 @@ class EngineHooks:
         """Call `register(EngineSpec(...))` once for each engine this plugin offers."""
 
 
-class UnknownEngine(LookupError):
-    """An engine name that no installed package registers."""
-
-
-@attrs.frozen
-class BrokenPlugin:
-    """An entry point that failed to load or register, with the error to show."""
-
-    name: str
-    error: str
-
-
-class EntryPointLike(Protocol):
-    name: str
-
-    def load(self) -> Any: ...
-
-
-@attrs.define
-class EngineRegistry:
-    """The engines the installed plugins offer, and the plugins that broke on the way."""
-
-    specs: dict[str, EngineSpec] = attrs.field(factory=dict)
-    broken: list[BrokenPlugin] = attrs.field(factory=list)
-    plugins: dict[str, Any] = attrs.field(factory=dict)
-
-    def add_plugin(self, name: str, plugin: Any) -> None:
-        """Register one plugin module or object; a failure is recorded, never raised."""
-        manager = pluggy.PluginManager(GROUP)
-        manager.add_hookspecs(EngineHooks)
-        offered: list[EngineSpec] = []
-        try:
-            manager.register(plugin, name=name)
-            manager.check_pending()
-            manager.hook.assist_voice_engines(register=offered.append)
-        except Exception as error:  # a broken plugin must not take the others down
-            self.broken.append(BrokenPlugin(name, f"{type(error).__name__}: {error}"))
-            return
-        self.plugins[name] = plugin
-        for spec in offered:
-            if not isinstance(spec, EngineSpec):
-                self.broken.append(BrokenPlugin(name, f"registered {spec!r}, not an EngineSpec"))
-            elif spec.name in self.specs:
-                duplicate = f"engine {spec.name!r} is already registered"
-                self.broken.append(BrokenPlugin(name, duplicate))
-            else:
-                self.specs[spec.name] = spec
-
-    def load(self, entry_points: Iterable[EntryPointLike], environ: Mapping[str, str]) -> None:
-        """Load each entry point in its own try/except, honouring the allow and block lists."""
-        allowed = _names(environ.get(ALLOW_VARIABLE))
-        blocked = _names(environ.get(BLOCK_VARIABLE))
-        for entry_point in entry_points:
-            if entry_point.name in blocked or (allowed and entry_point.name not in allowed):
-                continue
-            try:
-                plugin = entry_point.load()
-            except Exception as error:
-                self.broken.append(
-                    BrokenPlugin(entry_point.name, f"{type(error).__name__}: {error}")
-                )
-                continue
-            self.add_plugin(entry_point.name, plugin)
-
-    def available(self) -> dict[str, EngineSpec]:
-        """Registered engines whose `check` finds nothing in the way on this machine."""
-        return {name: spec for name, spec in self.specs.items() if _reason(spec) is None}
-
-    def reasons(self) -> dict[str, str | None]:
-        """For each registered engine, why it cannot run here (None when it can)."""
-        return {name: _reason(spec) for name, spec in self.specs.items()}
-
-    def spec(self, name: str) -> EngineSpec:
-        """The spec for `name`, or UnknownEngine naming it and the engines that exist."""
-        try:
-            return self.specs[name]
-        except KeyError:
-            installed = ", ".join(sorted(self.specs)) or "none"
-            if name in ENGINE_PACKAGES:
-                problem = f"voice engine {name!r} is not installed ({ENGINE_PACKAGES[name]})"
-            else:
-                problem = f"unknown voice engine {name!r} (known: {', '.join(ENGINE_NAMES)})"
-            raise UnknownEngine(f"{problem}; the installed engines are: {installed}") from None
-
-
-def _reason(spec: EngineSpec) -> str | None:
-    try:
-        return spec.check()
-    except Exception as error:
-        return f"{type(error).__name__}: {error}"
-
-
-def _names(value: str | None) -> set[str]:
-    return {part.strip() for part in (value or "").split(",") if part.strip()}
+VOICES = PluginKind(
+    group=GROUP,
+    hooks=EngineHooks,
+    hook="assist_voice_engines",
+    spec_type=EngineSpec,
+    allow_variable=ALLOW_VARIABLE,
+    block_variable=BLOCK_VARIABLE,
+    noun="voice engine",
+    known_packages=ENGINE_PACKAGES,
+)
+"""The voice plugin group; `Registry(VOICES)` holds the installed engines."""
 
 
 def tier_engine(total_memory: int) -> str:

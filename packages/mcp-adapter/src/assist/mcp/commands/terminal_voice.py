@@ -12,9 +12,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from assist.core.engines import EngineRegistry
+from assist.core.engines import VOICES, EngineSpec
+from assist.core.plugins import Registry
 from assist.core.settings import Settings
-from assist.mcp.speech.engine_choice import load_registry
+from assist.mcp.speech.engine_choice import load_plugins
 from assist.mcp.speech.helper_command import VoiceChoices
 from assist.mcp.speech.supervisor import Voice
 from assist.mcp.store.config import ConfigFile
@@ -29,7 +30,7 @@ class Machine:
         self.location: ConfigLocation = config_path(environ)
         self.settings: Settings = ConfigFile.at(self.location).load()
         self.cache_root: Path = voice_cache_root(environ)
-        self.registry: EngineRegistry = load_registry(environ)
+        self.registry: Registry[EngineSpec] = load_plugins(VOICES, environ)
 
     def voice(
         self,
