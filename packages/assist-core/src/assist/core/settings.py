@@ -16,6 +16,7 @@ from pathlib import PurePath
 from typing import Any, TypeVar
 
 import attrs
+from assist.core.answers import NO_WORDS, YES_WORDS, answer_words
 from assist.core.engines import ENGINE_NAMES
 from assist.core.json_values import json_kind, show
 
@@ -67,12 +68,32 @@ class VoiceSettings:
 
 
 @attrs.frozen
+class ConversationSettings:
+    """The `conversation` section (13): fillers, the ceilings and the end of a turn."""
+
+    fillers: bool = True
+    max_s: int = 600
+    idle_s: int = 90
+    end_silence_ms: int = 1000
+
+
+@attrs.frozen
+class ConfirmSettings:
+    """The `confirm` section (14.1): the phrases that answer a question yes or no."""
+
+    yes_words: tuple[str, ...] = YES_WORDS
+    no_words: tuple[str, ...] = NO_WORDS
+
+
+@attrs.frozen
 class Settings:
     """Everything the assistant reads from the config file."""
 
     sessions_dir: str | None = None
     assistant: AssistantSettings = AssistantSettings()
     voice: VoiceSettings = VoiceSettings()
+    conversation: ConversationSettings = ConversationSettings()
+    confirm: ConfirmSettings = ConfirmSettings()
 
 
 class SettingError(ValueError):
@@ -89,6 +110,19 @@ OPTIONAL_TEXT_KEYS: tuple[str, ...] = (
 )
 """Keys holding free text or a path, where `default` or an empty value means null."""
 
+DURATION_KEYS: tuple[str, ...] = (
+    "conversation.max_s",
+    "conversation.idle_s",
+    "conversation.end_silence_ms",
+)
+"""Conversation durations (13): whole numbers of at least 1, since a ceiling or an end of
+turn of zero would end every conversation or turn at once."""
+
+WORD_LIST_KEYS: tuple[str, ...] = ("confirm.yes_words", "confirm.no_words")
+"""The yes/no phrase lists (14.1); given at the command line as phrases separated by commas."""
+
+PHRASE_SEPARATOR = ","
+
 KEYS: tuple[str, ...] = (
     "assistant",
     "assistant.name",
@@ -98,8 +132,12 @@ KEYS: tuple[str, ...] = (
     *OPTIONAL_TEXT_KEYS,
     "voice.fallback",
     "sessions_dir",
+    "conversation.fillers",
+    *DURATION_KEYS,
+    *WORD_LIST_KEYS,
 )
-"""The keys of `assist config KEY VALUE`, in the order of behaviour.md 2.3."""
+"""The keys of `assist config KEY VALUE`, in the order of behaviour.md 2.3, then those of
+13 and 14.1."""
 
 JSON_PATHS: dict[str, tuple[str, ...]] = {
     key: ("assistant", "enabled") if key == "assistant" else tuple(key.split(".")) for key in KEYS
@@ -143,7 +181,37 @@ def parse_settings(data: object) -> tuple[Settings, list[str]]:
         fallback=_read(section, "voice.fallback", _fallback_value, None, warnings),
     )
     sessions_dir = _read(data, "sessions_dir", _text_value, None, warnings)
-    return Settings(sessions_dir, assistant, voice), warnings
+    return Settings(sessions_dir, assistant, voice, *_talk_sections(data, warnings)), warnings
+
+
+def _talk_sections(
+    data: dict[str, Any], warnings: list[str]
+) -> tuple[ConversationSettings, ConfirmSettings]:
+    """The `conversation` and `confirm` sections (13, 14.1), each key falling back alone."""
+    section = _section(data, "conversation", warnings)
+    conversation = ConversationSettings(
+        fillers=_read(section, "conversation.fillers", _bool_value, True, warnings),
+        max_s=_read(section, "conversation.max_s", _duration_value, 600, warnings),
+        idle_s=_read(section, "conversation.idle_s", _duration_value, 90, warnings),
+        end_silence_ms=_read(
+            section, "conversation.end_silence_ms", _duration_value, 1000, warnings
+        ),
+    )
+    section = _section(data, "confirm", warnings)
+    confirm = ConfirmSettings(
+        yes_words=_read_phrases(section, "confirm.yes_words", YES_WORDS, warnings),
+        no_words=_read_phrases(section, "confirm.no_words", NO_WORDS, warnings),
+    )
+    return conversation, confirm
+
+
+def _read_phrases(
+    section: dict[str, Any], key: str, default: tuple[str, ...], warnings: list[str]
+) -> tuple[str, ...]:
+    """A phrase list; null (what `assist config KEY default` stores) means the default."""
+    if section.get(key.rsplit(".", 1)[-1]) is None:
+        return default
+    return _read(section, key, _phrases_value, default, warnings)
 
 
 def _section(data: dict[str, Any], name: str, warnings: list[str]) -> dict[str, Any]:
@@ -202,6 +270,33 @@ def _u32_value(value: object) -> int:
     if not 0 <= value <= U32_MAX:
         raise ValueError(f"expected a whole number from 0 to {U32_MAX}")
     return value
+
+
+def _duration_value(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected a whole number from 1 to {U32_MAX}")
+    if not 1 <= value <= U32_MAX:
+        raise ValueError(f"expected a whole number from 1 to {U32_MAX}")
+    return value
+
+
+def _phrases_value(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TypeError("expected a list of phrases (strings)")
+    phrases = tuple(item.strip() for item in value)
+    if not phrases:
+        raise ValueError("the list is empty")
+    for phrase in phrases:
+        _check_phrase(phrase)
+    return phrases
+
+
+def _check_phrase(phrase: str) -> None:
+    """A phrase must hold a word, and no comma (commas separate phrases on the command line)."""
+    if PHRASE_SEPARATOR in phrase:
+        raise ValueError(f"the phrase {phrase!r} holds a comma, which separates phrases")
+    if not answer_words(phrase):
+        raise ValueError(f"the phrase {phrase!r} holds no word")
 
 
 def _text_value(value: object) -> str | None:
@@ -281,6 +376,12 @@ def _parse_cli_value(key: str, value: str) -> Any:
         return _parse_engine(key, text, allow_none=False)
     if key == "voice.fallback":
         return _parse_engine(key, text, allow_none=True)
+    if key == "conversation.fillers":
+        return _parse_bool(key, text)
+    if key in DURATION_KEYS:
+        return _parse_duration(key, text)
+    if key in WORD_LIST_KEYS:
+        return _parse_phrases(key, text)
     return None if not text or text.lower() == "default" else text
 
 
@@ -303,6 +404,34 @@ def _parse_u32(key: str, text: str) -> int:
         f"{key} not changed: {text!r} is not a whole number from 0 to {U32_MAX}; "
         "give a number such as 60"
     )
+
+
+def _parse_duration(key: str, text: str) -> int:
+    if text.isascii() and text.isdigit() and 1 <= int(text) <= U32_MAX:
+        return int(text)
+    raise SettingError(
+        f"{key} not changed: {text!r} is not a whole number from 1 to {U32_MAX}; "
+        "give a number such as 90"
+    )
+
+
+def _parse_phrases(key: str, text: str) -> list[str] | None:
+    """Phrases separated by commas; `default` (or nothing) means the English defaults."""
+    if not text or text.lower() == "default":
+        return None
+    phrases = [part.strip() for part in text.split(PHRASE_SEPARATOR) if part.strip()]
+    if not phrases:
+        raise SettingError(
+            f"{key} not changed: {text!r} holds no phrase; give phrases separated by commas, "
+            f'for example: assist config {key} "yes, go ahead", or default for the English ones'
+        )
+    for phrase in phrases:
+        if not answer_words(phrase):
+            raise SettingError(
+                f"{key} not changed: {phrase!r} holds no word (only letters and digits "
+                "count); give phrases separated by commas, or default for the English ones"
+            )
+    return phrases
 
 
 def _parse_engine(key: str, text: str, *, allow_none: bool) -> str | None:
@@ -340,6 +469,12 @@ def describe(settings: Settings) -> list[tuple[str, str]]:
         shown[key] = getattr(voice, key.split(".")[1]) or "default"
     shown["voice.fallback"] = voice.fallback or "auto"
     shown["sessions_dir"] = settings.sessions_dir or "default"
+    conversation, confirm = settings.conversation, settings.confirm
+    shown["conversation.fillers"] = "yes" if conversation.fillers else "no"
+    for key in DURATION_KEYS:
+        shown[key] = str(getattr(conversation, key.split(".")[1]))
+    shown["confirm.yes_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.yes_words)
+    shown["confirm.no_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.no_words)
     return [(key, shown[key]) for key in KEYS]
 
 
