@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from importlib import metadata
 from typing import Any
 
-from assist.core.engines import EngineSpec, VoiceOptions, choose_engine
+from assist.core.engines import VOICES, EngineSpec, VoiceOptions, choose_engine
 from assist.core.plugins import PluginKind, Registry
 
 MEMORY_TABLE_PLATFORM = "darwin"
@@ -35,6 +35,11 @@ def load_plugins(kind: PluginKind, environ: Mapping[str, str]) -> Registry[Any]:
     registry: Registry[Any] = Registry(kind)
     registry.load(metadata.entry_points(group=kind.group), environ)
     return registry
+
+
+def engine_names(environ: Mapping[str, str]) -> list[str]:
+    """The names of the engines the installed plugins register (what settings may name)."""
+    return sorted(load_plugins(VOICES, environ).specs)
 
 
 def total_memory() -> int:

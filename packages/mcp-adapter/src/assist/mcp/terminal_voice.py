@@ -28,9 +28,9 @@ class Machine:
     def __init__(self, environ: Mapping[str, str]) -> None:
         self.environ = environ
         self.location: ConfigLocation = config_path(environ)
-        self.settings: Settings = ConfigFile.at(self.location).load()
-        self.cache_root: Path = voice_cache_root(environ)
         self.registry: Registry[EngineSpec] = load_plugins(VOICES, environ)
+        self.settings: Settings = ConfigFile.at(self.location, sorted(self.registry.specs)).load()
+        self.cache_root: Path = voice_cache_root(environ)
 
     def voice(
         self,
