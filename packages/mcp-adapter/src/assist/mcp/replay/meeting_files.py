@@ -115,7 +115,7 @@ class Meeting:
 def load_meeting(spec: str | Path) -> Meeting:
     """A shipped meeting by name (one of BUILT_IN) or a meeting file by path."""
     if isinstance(spec, str) and spec in BUILT_IN:
-        source = resources.files("assist.mcp") / "meetings" / f"{spec}.jsonl"
+        source = resources.files("assist.mcp.replay") / "meetings" / f"{spec}.jsonl"
         return parse_meeting(source.read_text(encoding="utf-8"), spec)
     path = Path(spec)
     try:

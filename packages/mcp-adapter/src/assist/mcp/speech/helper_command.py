@@ -18,7 +18,7 @@ from typing import Protocol
 
 from assist.core.engines import ENGINE_PACKAGES, EngineSpec, VoiceOptions, choose_fallback
 from assist.core.plugins import Registry
-from assist.mcp.engine_choice import choose_here
+from assist.mcp.speech.engine_choice import choose_here
 
 PROGRAM = "assist-voice"
 """The helper's console script, looked for beside the running interpreter."""

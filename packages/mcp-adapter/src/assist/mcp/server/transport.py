@@ -28,8 +28,8 @@ import anyio.from_thread
 import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from assist.mcp import wire
 from assist.mcp.diagnostics import note
+from assist.mcp.server import wire
 
 from mcp.shared.message import SessionMessage
 

@@ -30,8 +30,8 @@ from assist.core.engines import VOICES, EngineSpec
 from assist.core.plugins import Registry
 from assist.core.tones import NEUTRAL
 from assist.mcp.diagnostics import note
-from assist.mcp.engine_choice import load_plugins
-from assist.mcp.helper_command import (
+from assist.mcp.speech.engine_choice import load_plugins
+from assist.mcp.speech.helper_command import (
     EnginePlan,
     VoiceChoices,
     engine_packages,
@@ -40,7 +40,7 @@ from assist.mcp.helper_command import (
     plan_engines,
     why_not_here,
 )
-from assist.mcp.helper_process import (
+from assist.mcp.speech.helper_process import (
     READY_WITHIN_S,
     SAY_WITHIN_S,
     HelperError,

@@ -18,8 +18,8 @@ MCP_USAGE = "usage: assist mcp [--no-play] [--save-audio DIR]"
 def engines_command(_args: argparse.Namespace) -> int:
     """List the registered engines, their packages and whether each can load here."""
     from assist.core.engines import VOICES, VoiceOptions
-    from assist.mcp.engine_choice import describe_engines, load_plugins
-    from assist.mcp.paths import voice_cache_root
+    from assist.mcp.speech.engine_choice import describe_engines, load_plugins
+    from assist.mcp.store.paths import voice_cache_root
 
     options = VoiceOptions(cache_root=str(voice_cache_root(os.environ)))
     for line in describe_engines(load_plugins(VOICES, os.environ), options):
@@ -53,7 +53,7 @@ def mcp_command(argv: list[str]) -> int:
     if parsed is None:
         print(MCP_USAGE, file=sys.stderr)
         return 2
-    from assist.mcp.server import run
+    from assist.mcp.server.server import run
 
     no_play, save_audio = parsed
     return run(no_play=no_play, save_audio=save_audio)
@@ -61,14 +61,14 @@ def mcp_command(argv: list[str]) -> int:
 
 def config_command(argv: list[str]) -> int:
     """`assist config [KEY VALUE]`: show the settings in use, or set one key."""
-    from assist.mcp.config import config_command as run
+    from assist.mcp.store.config import config_command as run
 
     return run(argv)
 
 
 def replay_command(argv: list[str]) -> int:
     """`assist replay MEETING --into ROOT ...`: play a scripted meeting into a session folder."""
-    from assist.mcp.replay import replay_command as run
+    from assist.mcp.replay.replay import replay_command as run
 
     return run(argv)
 
@@ -82,14 +82,14 @@ def demo_command(argv: list[str]) -> int:
 
 def doctor_command(argv: list[str]) -> int:
     """`assist doctor [--prepare]`: what a watch would use here, and whether its voice starts."""
-    from assist.mcp.doctor import doctor_command as run
+    from assist.mcp.commands.doctor import doctor_command as run
 
     return run(argv)
 
 
 def say_command(argv: list[str]) -> int:
     """`assist say TEXT ...`: speak one line through the voice helper, as a watch would."""
-    from assist.mcp.say import say_command as run
+    from assist.mcp.commands.say import say_command as run
 
     return run(argv)
 

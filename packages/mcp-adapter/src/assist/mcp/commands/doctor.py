@@ -28,27 +28,27 @@ from assist.core import refusals
 from assist.core.engines import ALLOW_VARIABLE, BLOCK_VARIABLE, VoiceOptions
 from assist.core.settings import describe
 from assist.core.tones import NEUTRAL
+from assist.mcp.commands.terminal_voice import Machine
 from assist.mcp.diagnostics import note
-from assist.mcp.engine_choice import (
+from assist.mcp.speech.engine_choice import (
     MEMORY_TABLE_PLATFORM,
     choose_here,
     describe_engines,
     ready_offline,
     total_memory,
 )
-from assist.mcp.heartbeat import read_heartbeat
-from assist.mcp.helper_command import (
+from assist.mcp.speech.helper_command import (
     EnginePlan,
     engine_packages,
     plan_engines,
     resolve_reference,
     why_not_here,
 )
-from assist.mcp.lock import LOCK_NAME
-from assist.mcp.paths import sessions_root
-from assist.mcp.pids import fits_pid, is_alive
-from assist.mcp.supervisor import READY_WITHIN_VARIABLE, VoiceFailure, ready_limit
-from assist.mcp.terminal_voice import Machine
+from assist.mcp.speech.supervisor import READY_WITHIN_VARIABLE, VoiceFailure, ready_limit
+from assist.mcp.store.heartbeat import read_heartbeat
+from assist.mcp.store.lock import LOCK_NAME
+from assist.mcp.store.paths import sessions_root
+from assist.mcp.store.pids import fits_pid, is_alive
 
 PREPARE_LINE = "Hello, the voice is ready."
 """What `--prepare` says: short, so the check is quick, yet a whole sentence, so every stage of

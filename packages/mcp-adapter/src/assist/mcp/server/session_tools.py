@@ -17,8 +17,8 @@ from typing import Any
 import anyio
 import mcp_types as types
 from assist.core import refusals
-from assist.mcp import tools, wire
-from assist.mcp.sessions import SessionRefusal, SessionStore
+from assist.mcp.server import tools, wire
+from assist.mcp.store.sessions import SessionRefusal, SessionStore
 
 from mcp.shared.exceptions import MCPError
 

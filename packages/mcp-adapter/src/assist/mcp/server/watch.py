@@ -41,14 +41,14 @@ from assist.core.gate import Gate
 from assist.core.lines import RawLine, render
 from assist.core.settings import Settings, VoiceSettings
 from assist.core.speech import Refusal, SpeechOk, check_speech
-from assist.mcp.config import ConfigFile
 from assist.mcp.diagnostics import note
-from assist.mcp.heartbeat import BEAT_S, Beat, Heartbeat
-from assist.mcp.lock import LockBusy, SpeakingLock
-from assist.mcp.meeting_log_file import MeetingLogFile
-from assist.mcp.sessions import RAW_FILE, SessionRefusal, SessionStore, TranscriptReader
-from assist.mcp.supervisor import SayResult, Voice, VoiceFailure
-from assist.mcp.tools import refusal, result
+from assist.mcp.server.tools import refusal, result
+from assist.mcp.speech.supervisor import SayResult, Voice, VoiceFailure
+from assist.mcp.store.config import ConfigFile
+from assist.mcp.store.heartbeat import BEAT_S, Beat, Heartbeat
+from assist.mcp.store.lock import LockBusy, SpeakingLock
+from assist.mcp.store.meeting_log_file import MeetingLogFile
+from assist.mcp.store.sessions import RAW_FILE, SessionRefusal, SessionStore, TranscriptReader
 
 RECENT_LINES = 40
 """Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""

@@ -25,7 +25,7 @@ from pathlib import Path
 from types import TracebackType
 
 from assist.mcp.diagnostics import note
-from assist.mcp.pids import fits_pid, is_alive
+from assist.mcp.store.pids import fits_pid, is_alive
 
 LOCK_NAME = "speaking.lock"
 POLL_S = 0.05

@@ -37,9 +37,9 @@ from assist.core.settings import (
     set_key,
 )
 from assist.mcp.diagnostics import note
-from assist.mcp.engine_choice import engine_names
-from assist.mcp.paths import ConfigLocation, config_path, sessions_root
-from assist.mcp.sessions import SessionStore
+from assist.mcp.speech.engine_choice import engine_names
+from assist.mcp.store.paths import ConfigLocation, config_path, sessions_root
+from assist.mcp.store.sessions import SessionStore
 
 SESSIONS_DIR_KEY = "sessions_dir"
 """The one key refused while a recording is live: moving the root mid-meeting loses it."""

@@ -34,16 +34,16 @@ import mcp_types as types
 from assist.core import refusals
 from assist.core.batcher import DEFAULT_PACING, Pacing
 from assist.core.settings import VoiceSettings
-from assist.mcp import tools, wire
-from assist.mcp.config import ConfigFile
 from assist.mcp.diagnostics import note
-from assist.mcp.engine_choice import engine_names
-from assist.mcp.paths import beside_config, config_path, sessions_root, voice_cache_root
-from assist.mcp.session_tools import SessionTools
-from assist.mcp.sessions import SessionStore
-from assist.mcp.supervisor import Voice, kill_all_helpers
-from assist.mcp.transport import ProtocolStreams, Wire
-from assist.mcp.watch import Watcher
+from assist.mcp.server import tools, wire
+from assist.mcp.server.session_tools import SessionTools
+from assist.mcp.server.transport import ProtocolStreams, Wire
+from assist.mcp.server.watch import Watcher
+from assist.mcp.speech.engine_choice import engine_names
+from assist.mcp.speech.supervisor import Voice, kill_all_helpers
+from assist.mcp.store.config import ConfigFile
+from assist.mcp.store.paths import beside_config, config_path, sessions_root, voice_cache_root
+from assist.mcp.store.sessions import SessionStore
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server

@@ -30,11 +30,11 @@ from assist.core.engines import ENGINE_PACKAGES
 from assist.core.settings import VoiceSettings
 from assist.core.speech import Refusal, check_speech
 from assist.core.tones import NEUTRAL, TONES
+from assist.mcp.commands.terminal_voice import Machine
 from assist.mcp.diagnostics import note
-from assist.mcp.helper_command import QWEN, plan_engines
-from assist.mcp.lock import DEFAULT_WAIT_S, LockBusy, SpeakingLock
-from assist.mcp.supervisor import VoiceFailure
-from assist.mcp.terminal_voice import Machine
+from assist.mcp.speech.helper_command import QWEN, plan_engines
+from assist.mcp.speech.supervisor import VoiceFailure
+from assist.mcp.store.lock import DEFAULT_WAIT_S, LockBusy, SpeakingLock
 
 PROGRAM = "assist say"
 AUTO = "auto"

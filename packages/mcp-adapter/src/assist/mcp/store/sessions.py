@@ -30,7 +30,7 @@ from typing import Any, BinaryIO
 
 from assist.core.lines import LineError, RawLine, line_view, parse_raw_line
 from assist.mcp.diagnostics import note
-from assist.mcp.pids import is_alive
+from assist.mcp.store.pids import is_alive
 
 GROWING_S = 10.0
 """A file is growing while its mtime is less than this before now. Ambient's capture loop

@@ -22,7 +22,7 @@ from pathlib import Path
 
 import attrs
 from assist.mcp.diagnostics import note
-from assist.mcp.pids import fits_pid, is_alive
+from assist.mcp.store.pids import fits_pid, is_alive
 
 HEARTBEAT_NAME = "assistant.json"
 BEAT_S = 2.0

@@ -33,10 +33,10 @@ from pathlib import Path
 from typing import Any
 
 from assist.core.lines import RawLine, encode_raw_line, line_view
-from assist.mcp.echo_feeder import ECHO_DELAY_S, MODES, Echo, EchoFeeder
-from assist.mcp.meeting_files import BUILT_IN, Meeting, MeetingError, load_meeting
-from assist.mcp.native_wav import RATE_HZ, GrowingWav
-from assist.mcp.sessions import create_session
+from assist.mcp.replay.echo_feeder import ECHO_DELAY_S, MODES, Echo, EchoFeeder
+from assist.mcp.replay.meeting_files import BUILT_IN, Meeting, MeetingError, load_meeting
+from assist.mcp.replay.native_wav import RATE_HZ, GrowingWav
+from assist.mcp.store.sessions import create_session
 
 TICK_S = 0.2
 """The recorder's capture tick: the room WAV grows this often (behaviour 1.6)."""
