@@ -158,13 +158,7 @@ def build_summary(
         "notice": _notice_view(log, echoes),
     }
     if record is not None:
-        echo_texts = {event["line"]["text"].strip() for event in echoes}
-        seen = sum(
-            1
-            for batch in record.batches
-            for line in batch.lines
-            if spoken_text(line).strip() in echo_texts
-        )
+        seen = echoes_seen(record, echoes)
         summary["echoes_seen_by_agent"] = seen
         summary["echoes_left_out"] = len(echoes) - seen
         summary["echoes_counted_by_server"] = sum(batch.left_out for batch in record.batches)
@@ -172,6 +166,14 @@ def build_summary(
         summary["agent_batches"] = len(record.batches)
         summary["agent_refusals"] = list(record.refusals)
     return summary
+
+
+def echoes_seen(record: AgentRecord, echoes: list[dict[str, Any]]) -> int:
+    """How many of the echoes fed back reached the agent in a batch; the rest were left out."""
+    texts = {event["line"]["text"].strip() for event in echoes}
+    return sum(
+        1 for batch in record.batches for line in batch.lines if spoken_text(line).strip() in texts
+    )
 
 
 def recognisable(echo: dict[str, Any]) -> bool:
