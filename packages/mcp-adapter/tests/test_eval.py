@@ -146,7 +146,7 @@ def test_an_external_agent_gets_its_mcp_config_and_is_scored_from_the_files(
         "small-talk", "--agent", agent, "--speed", "10", "--json", "--workdir", str(tmp_path)
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    [row, total] = json.loads(done.stdout)["summary"]
+    [row, _total] = json.loads(done.stdout)["summary"]
     [score] = row["runs"]
     assert score["false_speech"] == 0 and score["utterances"] == 0
     assert score["turns"] is None and score["echoes_left_out"] is None, "not seen from files"

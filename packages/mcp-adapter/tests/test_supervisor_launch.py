@@ -9,11 +9,23 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from assist.core.engines import VOICES, EngineSpec, VoiceOptions, hookimpl
+from assist.core.engines import (
+    VOICES,
+    EngineSpec,
+    VoiceOptions,
+    auto_order,
+    choose_fallback,
+    hookimpl,
+)
 from assist.core.plugins import Registry
 from assist.core.settings import VoiceSettings
-from assist.mcp.engine_choice import choose_here, describe_engines, load_plugins, total_memory
-from assist.mcp.helper_command import (
+from assist.mcp.speech.engine_choice import (
+    choose_here,
+    describe_engines,
+    load_plugins,
+    total_memory,
+)
+from assist.mcp.speech.helper_command import (
     engine_packages,
     helper_arguments,
     helper_program,
@@ -152,6 +164,18 @@ def test_the_installed_engines_are_found_and_the_block_list_is_honoured() -> Non
     assert "espeak" not in load_plugins(VOICES, {"ASSIST_VOICES_BLOCK": "espeak"}).specs
 
 
+def test_the_engines_we_ship_declare_the_memory_table_the_ladder_and_the_fallbacks() -> None:
+    ours = load_plugins(VOICES, {}).specs
+    ladder = ("qwen3-tts", "supertonic3", "kokoro", "piper", "espeak")
+    assert auto_order(32 * GIB, ours.values()) == ladder
+    assert auto_order(32 * GIB - 1, ours.values()) == (*ladder[1:], "qwen3-tts")
+    assert auto_order(16 * GIB - 1, ours.values()) == (*ladder[2:], "supertonic3", "qwen3-tts")
+    assert auto_order(0, ours.values()) == (*ladder[2:], "supertonic3", "qwen3-tts")
+    assert choose_fallback(None, "kokoro", ours) == "piper"
+    assert choose_fallback(None, "piper", ours) == "espeak"
+    assert choose_fallback(None, "espeak", ours) == "piper"
+
+
 def test_total_memory_is_known_on_this_machine() -> None:
     assert total_memory() > 256 * 2**20
 
@@ -168,8 +192,10 @@ class DownloadingKokoro:
         def offline(ready: bool) -> Callable[[VoiceOptions], bool]:
             return lambda _options: ready
 
-        for name, ready in (("kokoro", False), ("piper", True)):
-            register(EngineSpec(name, "fake", build=never_built, ready_offline=offline(ready)))
+        for name, ready, rank in (("kokoro", False, 30), ("piper", True, 20)):
+            register(
+                EngineSpec(name, "fake", build=never_built, ready_offline=offline(ready), rank=rank)
+            )
 
 
 def test_auto_prefers_an_engine_ready_offline_except_on_macos() -> None:

@@ -21,12 +21,14 @@ from assist.core.engines import (
     hookimpl,
 )
 from assist.core.plugins import Registry
-from assist.mcp.engine_choice import choose_here
+from assist.mcp.speech.engine_choice import choose_here, load_plugins
 from assist.voice.qwen3 import plugin as qwen3_plugin
 from assist.voice.supertonic import plugin as supertonic_plugin
 from assist.voice.supertonic.files import REQUIRED
 
 OTHERS = ("kokoro", "piper", "espeak")
+OURS = load_plugins(VOICES, {}).specs
+"""The installed engines' own declarations, which the stand-ins rank by."""
 
 
 class Others:
@@ -45,6 +47,9 @@ class Others:
                     package=f"assist-voice-{name}",
                     build=lambda options: pytest.fail("no engine is built here"),
                     ready_offline=lambda options, name=name: name in self.downloaded,
+                    rank=OURS[name].rank,
+                    auto_memory=OURS[name].auto_memory,
+                    fallback=OURS[name].fallback,
                 )
             )
 

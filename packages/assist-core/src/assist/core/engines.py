@@ -6,12 +6,13 @@ with a registrar hook, `assist_voice_engines(register)` that calls
 The heavy TTS library is imported only inside `EngineSpec.build`.
 
 The auto choice (behaviour.md 9.1) is pure: the memory figure and the available
-set are passed in.
+specs are passed in, and it ranks them by what each declares, so a third-party engine
+takes part exactly as ours do.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping
 from typing import Any, Protocol, runtime_checkable
 
 import attrs
@@ -21,9 +22,6 @@ from assist.core.plugins import PluginKind
 GROUP = "assist.voices"
 """Entry-point group and pluggy project name for engine plugins."""
 
-ENGINE_NAMES: tuple[str, ...] = ("qwen3-tts", "supertonic3", "kokoro", "piper", "espeak")
-"""Every engine name, in the order of the auto ladder: richest first, last resort last."""
-
 ENGINE_PACKAGES: dict[str, str] = {
     "qwen3-tts": "assist-voice-qwen3",
     "supertonic3": "assist-voice-supertonic",
@@ -31,19 +29,10 @@ ENGINE_PACKAGES: dict[str, str] = {
     "piper": "assist-voice-piper",
     "espeak": "assist-voice-espeak",
 }
-"""The distribution that offers each engine (behaviour.md 8.4), to name what to install."""
+"""The engines we ship and the distribution of each (behaviour.md 8.4), to name what to
+install; any other engine an installed plugin registers is just as usable."""
 
 GIB = 2**30
-MEMORY_TIERS: tuple[tuple[int, str], ...] = (
-    (32 * GIB, "qwen3-tts"),  # the richest delivery; ~2.7 GB fits easily
-    (16 * GIB, "supertonic3"),  # laugh and sigh tags for ~0.6 GB
-    (0, "kokoro"),  # natural voice in the least memory, ~0.4 GB; also "unknown" (0)
-)
-"""Total installed memory to engine. Total, never free: a machine's voice must not change
-from meeting to meeting with whatever else happens to be running."""
-
-AUTOMATIC_FALLBACKS: tuple[str, ...] = ("piper", "espeak")
-"""Engines tried, in order, when `voice.fallback` is unset: both start offline and fast."""
 
 ALLOW_VARIABLE = "ASSIST_VOICES"
 """Comma-separated entry-point names: when set, only these engine plugins are loaded."""
@@ -90,6 +79,11 @@ class EngineSpec:
     `check` returns why the engine cannot run on this machine (platform, missing
     library), or None; it must be cheap and must not import the heavy library.
     `ready_offline` says whether the engine can load now without a download.
+
+    The auto choice ranks engines by what they declare (behaviour.md 9.1): `rank`, how rich
+    the delivery is (higher first); `auto_memory`, the total installed memory in bytes from
+    which auto may take it before poorer engines; `fallback`, whether it starts offline and
+    fast enough to be the automatic fallback (9.4).
     """
 
     name: str
@@ -99,6 +93,9 @@ class EngineSpec:
     memory_mb: int = 0
     check: Callable[[], str | None] = attrs.field(default=lambda: None)
     ready_offline: Callable[[VoiceOptions], bool] = attrs.field(default=lambda options: True)
+    rank: int = 0
+    auto_memory: int = 0
+    fallback: bool = False
 
 
 class EngineHooks:
@@ -122,53 +119,63 @@ VOICES = PluginKind(
 """The voice plugin group; `Registry(VOICES)` holds the installed engines."""
 
 
-def tier_engine(total_memory: int) -> str:
-    """The engine the memory table gives for this much installed memory (bytes; 0 = unknown)."""
-    for floor, engine in MEMORY_TIERS:
-        if total_memory >= floor:
-            return engine
-    return MEMORY_TIERS[-1][1]
+class Ranked(Protocol):
+    """What the auto choice reads of an engine (`EngineSpec` fits)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def rank(self) -> int: ...
+    @property
+    def auto_memory(self) -> int: ...
+    @property
+    def fallback(self) -> bool: ...
 
 
-def auto_order(total_memory: int) -> tuple[str, ...]:
-    """The ladder walked from the memory tier: down from it, then up from it."""
-    start = ENGINE_NAMES.index(tier_engine(total_memory))
-    return ENGINE_NAMES[start:] + tuple(reversed(ENGINE_NAMES[:start]))
+def auto_order(total_memory: int, specs: Iterable[Ranked]) -> tuple[str, ...]:
+    """The ladder for this much installed memory (bytes; 0 = unknown): the engines the memory
+    affords, richest first, then the others, lightest first. For the engines we ship this is
+    the memory table's engine, down the ladder from it, then up (behaviour.md 9.1)."""
+    ranked = list(specs)
+    affordable = [spec for spec in ranked if spec.auto_memory <= total_memory]
+    too_rich = [spec for spec in ranked if spec.auto_memory > total_memory]
+    affordable.sort(key=lambda spec: (-spec.rank, spec.name))
+    too_rich.sort(key=lambda spec: (spec.auto_memory, spec.rank, spec.name))
+    return tuple(spec.name for spec in affordable + too_rich)
 
 
 def choose_engine(
     configured: str | None,
     total_memory: int,
-    available: Collection[str],
+    available: Mapping[str, Ranked],
     ready_offline: Collection[str] | None = None,
 ) -> str | None:
-    """The engine to run: a configured one always wins; else the memory table's, walked
-    along the ladder to the first available. With `ready_offline` given (machines that
-    cannot run the memory table's engines well, such as anything but macOS), an available
-    engine that loads without a download is preferred. None means nothing can speak."""
+    """The engine to run: a configured one always wins; else the first available engine of
+    the ladder. With `ready_offline` given (machines that cannot run the memory table's
+    engines well, such as anything but macOS), an available engine that loads without a
+    download is preferred. None means nothing can speak."""
     if configured:
         return configured
-    order = auto_order(total_memory)
+    order = auto_order(total_memory, available.values())
     if ready_offline is not None:
         for name in order:
-            if name in available and name in ready_offline:
+            if name in ready_offline:
                 return name
-    for name in order:
-        if name in available:
-            return name
-    return None
+    return order[0] if order else None
 
 
-def choose_fallback(setting: str | None, chosen: str, available: Collection[str]) -> str | None:
+def choose_fallback(
+    setting: str | None, chosen: str, available: Mapping[str, Ranked]
+) -> str | None:
     """The engine to switch to once when `chosen` fails (behaviour.md 9.4).
 
-    `setting` is `voice.fallback`: None = automatic (first available of piper, espeak
-    that is not the chosen one), "none" = no fallback, else that engine name."""
+    `setting` is `voice.fallback`: None = automatic (the richest available engine that
+    declares itself a fallback and is not the chosen one: piper, then espeak, of ours),
+    "none" = no fallback, else that engine name."""
     if setting == "none":
         return None
     if setting:
         return setting if setting != chosen else None
-    for name in AUTOMATIC_FALLBACKS:
-        if name != chosen and name in available:
-            return name
-    return None
+    fallbacks = [spec for spec in available.values() if spec.fallback and spec.name != chosen]
+    fallbacks.sort(key=lambda spec: (-spec.rank, spec.name))
+    return fallbacks[0].name if fallbacks else None

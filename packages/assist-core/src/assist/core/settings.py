@@ -5,19 +5,22 @@ warning naming the key, and the rest of the file still applies. Writing goes thr
 `set_key`, which parses the command-line value exactly as 2.3 says and returns a new
 document in which every key we do not know is kept unchanged. Nothing here touches the
 file; `assist.mcp` reads, writes and reports.
+
+An engine value is any engine an installed plugin registers, or one of the engines we ship
+(a value may name a package not installed yet); the caller passes the installed names in.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import PurePath
 from typing import Any, TypeVar
 
 import attrs
 from assist.core.answers import NO_WORDS, YES_WORDS, answer_words
-from assist.core.engines import ENGINE_NAMES
+from assist.core.engines import ENGINE_PACKAGES
 from assist.core.json_values import json_kind, show
 
 T = TypeVar("T")
@@ -36,8 +39,8 @@ AUTO_WORDS: tuple[str, ...] = ("auto", "default")
 NO_FALLBACK = "none"
 """`voice.fallback` value meaning no fallback engine (ours)."""
 
-AMBIENT_UNKNOWN_ENGINES: tuple[str, ...] = ("piper", "espeak")
-"""Engines only we know: Ambient reading them would fall back to every default."""
+AMBIENT_ENGINES: tuple[str, ...] = ("qwen3-tts", "supertonic3", "kokoro")
+"""The engines Ambient knows: any other value would make Ambient fall back to every default."""
 
 VOICE_JSON = "voice.json"
 """The file that marks a designed-voice folder (behaviour.md 8.6)."""
@@ -67,6 +70,26 @@ class VoiceSettings:
     fallback: str | None = None
 
 
+END_SILENCE_MS = 600
+"""The end-of-turn silence of `assist listen` in a meeting (behaviour.md 12.1)."""
+END_SILENCE_RANGE_MS = (100, 10_000)
+"""`listen.end_silence_ms` bounds: under 100 ms every pause between words ends a turn; past
+10 s a turn would end only at the 15 s cut."""
+NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+"""What a recogniser's name may hold: the set is open (plugins), so any such name is kept."""
+
+
+@attrs.frozen
+class ListenSettings:
+    """The `listen` section (ours, behaviour.md 12.6); None means "the default here"."""
+
+    stt: str | None = None
+    model: str | None = None
+    device: str | None = None
+    call_device: str | None = None
+    end_silence_ms: int = END_SILENCE_MS
+
+
 @attrs.frozen
 class ConversationSettings:
     """The `conversation` section (13): fillers, the ceilings and the end of a turn."""
@@ -94,6 +117,7 @@ class Settings:
     voice: VoiceSettings = VoiceSettings()
     conversation: ConversationSettings = ConversationSettings()
     confirm: ConfirmSettings = ConfirmSettings()
+    listen: ListenSettings = ListenSettings()
 
 
 class SettingError(ValueError):
@@ -139,6 +163,16 @@ KEYS: tuple[str, ...] = (
 """The keys of `assist config KEY VALUE`, in the order of behaviour.md 2.3, then those of
 13 and 14.1."""
 
+LISTEN_KEYS: tuple[str, ...] = (
+    "listen.stt",
+    "listen.model",
+    "listen.device",
+    "listen.call_device",
+    "listen.end_silence_ms",
+)
+"""The keys of `assist listen` (behaviour.md 12.6), after those of 2.3."""
+KEYS = (*KEYS, *LISTEN_KEYS)
+
 JSON_PATHS: dict[str, tuple[str, ...]] = {
     key: ("assistant", "enabled") if key == "assistant" else tuple(key.split(".")) for key in KEYS
 }
@@ -148,11 +182,12 @@ JSON_PATHS: dict[str, tuple[str, ...]] = {
 # Reading ---------------------------------------------------------------------------------
 
 
-def parse_settings(data: object) -> tuple[Settings, list[str]]:
+def parse_settings(data: object, *, engines: Collection[str] = ()) -> tuple[Settings, list[str]]:
     """The settings in a parsed JSON document, with a warning for each value not used.
 
     `data` is what `json.loads` gave for the file (pass `{}` for a missing file). Anything
-    but an object means every default and one warning.
+    but an object means every default and one warning. `engines` are the engine names the
+    installed plugins register (the engines we ship are always accepted).
     """
     defaults = Settings()
     if not isinstance(data, dict):
@@ -171,17 +206,19 @@ def parse_settings(data: object) -> tuple[Settings, list[str]]:
     )
     section = _section(data, "voice", warnings)
     voice = VoiceSettings(
-        engine=_read(section, "voice.engine", _engine_value, None, warnings),
+        engine=_read(section, "voice.engine", _engine_reader(engines, False), None, warnings),
         speaker=_read(section, "voice.speaker", _text_value, None, warnings),
         style=_read(section, "voice.style", _text_value, None, warnings),
         description=_read(section, "voice.description", _text_value, None, warnings),
         cue=_read(section, "voice.cue", _text_value, None, warnings),
         reference=_read(section, "voice.reference", _text_value, None, warnings),
         helper_dir=_read(section, "voice.helper_dir", _text_value, None, warnings),
-        fallback=_read(section, "voice.fallback", _fallback_value, None, warnings),
+        fallback=_read(section, "voice.fallback", _engine_reader(engines, True), None, warnings),
     )
     sessions_dir = _read(data, "sessions_dir", _text_value, None, warnings)
-    return Settings(sessions_dir, assistant, voice, *_talk_sections(data, warnings)), warnings
+    talk = _talk_sections(data, warnings)
+    listen = _listen(data, warnings)
+    return Settings(sessions_dir, assistant, voice, *talk, listen=listen), warnings
 
 
 def _talk_sections(
@@ -212,6 +249,39 @@ def _read_phrases(
     if section.get(key.rsplit(".", 1)[-1]) is None:
         return default
     return _read(section, key, _phrases_value, default, warnings)
+
+
+def _listen(data: dict[str, Any], warnings: list[str]) -> ListenSettings:
+    section = _section(data, "listen", warnings)
+    return ListenSettings(
+        stt=_read(section, "listen.stt", _recogniser_value, None, warnings),
+        model=_read(section, "listen.model", _text_value, None, warnings),
+        device=_read(section, "listen.device", _text_value, None, warnings),
+        call_device=_read(section, "listen.call_device", _text_value, None, warnings),
+        end_silence_ms=_read(
+            section, "listen.end_silence_ms", _end_silence_value, END_SILENCE_MS, warnings
+        ),
+    )
+
+
+def _recogniser_value(value: object) -> str | None:
+    if not isinstance(value, str):
+        raise TypeError("expected a recogniser name, auto or null")
+    name = value.strip().lower()
+    if name in AUTO_WORDS or not name:
+        return None
+    if not set(name) <= NAME_CHARACTERS:
+        raise ValueError("a recogniser name holds letters, digits, '.', '_' and '-' only")
+    return name
+
+
+def _end_silence_value(value: object) -> int:
+    low, high = END_SILENCE_RANGE_MS
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected a whole number of milliseconds from {low} to {high}")
+    if not low <= value <= high:
+        raise ValueError(f"expected a whole number of milliseconds from {low} to {high}")
+    return value
 
 
 def _section(data: dict[str, Any], name: str, warnings: list[str]) -> dict[str, Any]:
@@ -306,42 +376,62 @@ def _text_value(value: object) -> str | None:
     return None if not text or text.lower() == "default" else text
 
 
-def _engine_value(value: object) -> str | None:
-    if not isinstance(value, str):
-        raise TypeError("expected an engine name or null")
-    name = value.strip().lower()
-    if name in AUTO_WORDS:
-        return None
-    if name not in ENGINE_NAMES:
-        raise ValueError(f"the engines are {', '.join(ENGINE_NAMES)}")
-    return name
+def _engine_reader(engines: Collection[str], allow_none: bool) -> Callable[[object], str | None]:
+    def read(value: object) -> str | None:
+        if not isinstance(value, str):
+            none = f", {NO_FALLBACK}" if allow_none else ""
+            raise TypeError(f"expected an engine name{none} or null")
+        name = value.strip().lower()
+        if name in AUTO_WORDS:
+            return None
+        if name in usable_engines(engines) or (allow_none and name == NO_FALLBACK):
+            return name
+        raise ValueError(unknown_engine(name, engines))
+
+    return read
 
 
-def _fallback_value(value: object) -> str | None:
-    if not isinstance(value, str):
-        raise TypeError("expected an engine name, none or null")
-    name = value.strip().lower()
-    if name in AUTO_WORDS:
-        return None
-    if name != NO_FALLBACK and name not in ENGINE_NAMES:
-        raise ValueError(f"expected {NO_FALLBACK} or one of {', '.join(ENGINE_NAMES)}")
-    return name
+def usable_engines(engines: Collection[str]) -> list[str]:
+    """The engine values accepted: the installed engines and the ones we ship, sorted."""
+    return sorted({*engines, *ENGINE_PACKAGES})
+
+
+def unknown_engine(name: str, engines: Collection[str]) -> str:
+    """Why `name` is no engine: no installed package offers it; the installed ones."""
+    installed = ", ".join(sorted(engines)) or "none"
+    return (
+        f"no installed package offers a voice engine {name!r}; the installed engines are: "
+        f"{installed} (`assist engines` lists them)"
+    )
 
 
 # Writing ---------------------------------------------------------------------------------
 
 
-def set_key(doc: dict[str, Any], key: str, value: str, *, ambient_file: bool) -> dict[str, Any]:
+def set_key(
+    doc: dict[str, Any],
+    key: str,
+    value: str,
+    *,
+    ambient_file: bool,
+    engines: Collection[str] = (),
+) -> dict[str, Any]:
     """A copy of `doc` with `key` set from the command-line `value` (behaviour.md 2.3).
 
     Every other key and section, known or not, is kept as it was. Raises SettingError,
     with a message for the person at the command line, when the value is refused; `doc`
-    is never changed. `ambient_file` is true while the config file is Ambient's own.
+    is never changed. `ambient_file` is true while the config file is Ambient's own;
+    `engines` are the engine names the installed plugins register.
     """
     if key not in JSON_PATHS:
         raise SettingError(f"unknown setting {key!r}; the settings are: {', '.join(KEYS)}")
-    stored = _parse_cli_value(key, value)
-    if ambient_file and key == "voice.engine" and stored in AMBIENT_UNKNOWN_ENGINES:
+    stored = _parse_cli_value(key, value, engines)
+    if (
+        ambient_file
+        and key == "voice.engine"
+        and stored is not None
+        and stored not in AMBIENT_ENGINES
+    ):
         raise SettingError(
             f"voice.engine not changed: this config file is Ambient's, and Ambient does not "
             f"know the {stored} engine, so Ambient could not read its config any more. To use "
@@ -359,7 +449,7 @@ def set_key(doc: dict[str, Any], key: str, value: str, *, ambient_file: bool) ->
     return new
 
 
-def _parse_cli_value(key: str, value: str) -> Any:
+def _parse_cli_value(key: str, value: str, engines: Collection[str]) -> Any:
     text = value.strip()
     if key == "assistant":
         return _parse_bool(key, text)
@@ -373,16 +463,35 @@ def _parse_cli_value(key: str, value: str) -> Any:
     if key in ("assistant.cooldown_s", "assistant.max_per_meeting"):
         return _parse_u32(key, text)
     if key == "voice.engine":
-        return _parse_engine(key, text, allow_none=False)
+        return _parse_engine(key, text, engines, allow_none=False)
     if key == "voice.fallback":
-        return _parse_engine(key, text, allow_none=True)
+        return _parse_engine(key, text, engines, allow_none=True)
     if key == "conversation.fillers":
         return _parse_bool(key, text)
     if key in DURATION_KEYS:
         return _parse_duration(key, text)
     if key in WORD_LIST_KEYS:
         return _parse_phrases(key, text)
+    if key == "listen.stt":
+        return _parse_with(key, text, _recogniser_value, "a recogniser name such as whisper")
+    if key == "listen.end_silence_ms":
+        low, high = END_SILENCE_RANGE_MS
+        if text.isascii() and text.isdigit():
+            return _parse_with(key, int(text), _end_silence_value, "600")
+        raise SettingError(
+            f"{key} not changed: {text!r} is not a whole number of milliseconds from {low} "
+            f"to {high}; give a number such as 600"
+        )
     return None if not text or text.lower() == "default" else text
+
+
+def _parse_with(key: str, value: object, check: Callable[[object], T], example: str) -> T:
+    try:
+        return check(value)
+    except (TypeError, ValueError) as problem:
+        raise SettingError(
+            f"{key} not changed: {show(value)} is not usable ({problem}); give {example}"
+        ) from None
 
 
 def _parse_bool(key: str, text: str) -> bool:
@@ -434,16 +543,16 @@ def _parse_phrases(key: str, text: str) -> list[str] | None:
     return phrases
 
 
-def _parse_engine(key: str, text: str, *, allow_none: bool) -> str | None:
+def _parse_engine(key: str, text: str, engines: Collection[str], *, allow_none: bool) -> str | None:
     name = text.lower()
     if name in AUTO_WORDS:
         return None
-    if name in ENGINE_NAMES or (allow_none and name == NO_FALLBACK):
+    if name in usable_engines(engines) or (allow_none and name == NO_FALLBACK):
         return name
-    valid = (*AUTO_WORDS, *ENGINE_NAMES, *((NO_FALLBACK,) if allow_none else ()))
+    valid = (*AUTO_WORDS, *usable_engines(engines), *((NO_FALLBACK,) if allow_none else ()))
     raise SettingError(
-        f"{key} not changed: {text!r} is not a voice engine; the valid values are: "
-        f"{', '.join(valid)}"
+        f"{key} not changed: {text!r} is not a voice engine: {unknown_engine(name, engines)}; "
+        f"the valid values are: {', '.join(valid)}"
     )
 
 
@@ -475,6 +584,12 @@ def describe(settings: Settings) -> list[tuple[str, str]]:
         shown[key] = str(getattr(conversation, key.split(".")[1]))
     shown["confirm.yes_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.yes_words)
     shown["confirm.no_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.no_words)
+    listen = settings.listen
+    shown["listen.stt"] = listen.stt or "auto"
+    shown["listen.model"] = listen.model or "default"
+    shown["listen.device"] = listen.device or "default"
+    shown["listen.call_device"] = listen.call_device or "default"
+    shown["listen.end_silence_ms"] = str(listen.end_silence_ms)
     return [(key, shown[key]) for key in KEYS]
 
 

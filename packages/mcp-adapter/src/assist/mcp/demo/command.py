@@ -41,7 +41,7 @@ from assist.mcp.demo.run import (
 )
 from assist.mcp.demo.summary import build_summary
 from assist.mcp.demo.voice_choice import NoVoice, demo_engine
-from assist.mcp.meeting_files import BUILT_IN, MeetingError, load_meeting
+from assist.mcp.replay.meeting_files import BUILT_IN, MeetingError, load_meeting
 from rich.console import Console
 
 

@@ -31,8 +31,8 @@ from assist.core.scoring import Limits, Utterance, limits_held
 from assist.core.testing import word_error_rate
 from assist.mcp.demo.agent import AgentRecord
 from assist.mcp.demo.policy import spoken_text
-from assist.mcp.echo_feeder import REPLY_WAV
-from assist.mcp.meeting_files import Meeting
+from assist.mcp.replay.echo_feeder import REPLY_WAV
+from assist.mcp.replay.meeting_files import Meeting
 
 
 def read_log(session_dir: Path) -> list[dict[str, Any]]:

@@ -42,7 +42,7 @@ from assist.mcp.demo.voice_choice import NoVoice, demo_engine
 from assist.mcp.eval.measure import MeetingResult, measure
 from assist.mcp.eval.report import index_page, page_name, run_page, write_report
 from assist.mcp.eval.views import HEADINGS, TOTAL, Row, cells, row_view, rows
-from assist.mcp.meeting_files import BUILT_IN, EVALUATED, Meeting, MeetingError, load_meeting
+from assist.mcp.replay.meeting_files import BUILT_IN, EVALUATED, Meeting, MeetingError, load_meeting
 from rich.console import Console
 from rich.table import Table
 
