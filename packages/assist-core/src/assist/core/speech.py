@@ -2,15 +2,17 @@
 
 These checks come before anything else `speak` does, so a malformed line is
 turned down without touching the settings, the gate or the lock. The agent's
-arguments are read leniently: a `text` that is missing or not a string is
-blank, an `emotion` that is missing or not a string is neutral. Emotions are
-matched case-sensitively against the six tones.
+arguments are read leniently: a `text` that is missing or null is blank, and one
+that is not a string is refused as such (never called blank, 3.1); an `emotion`
+that is missing or not a string is neutral. Emotions are matched
+case-sensitively against the six tones.
 """
 
 from __future__ import annotations
 
 import attrs
 from assist.core import refusals
+from assist.core.json_values import json_kind
 from assist.core.tones import NEUTRAL, TONES
 
 MAX_SPEECH_CHARS = 600
@@ -35,6 +37,8 @@ class Refusal:
 
 def check_speech(text: object, emotion: object) -> SpeechOk | Refusal:
     """Trim and check a line and its tone, in order: blank, too long, unknown tone."""
+    if text is not None and not isinstance(text, str):
+        return Refusal(refusals.text_not_a_string(f"a JSON {json_kind(text)}"))
     words = text.strip() if isinstance(text, str) else ""
     tone = emotion if isinstance(emotion, str) else NEUTRAL
     if not words:
