@@ -87,7 +87,8 @@ def direct(engine_name: str, spawned: float, lines: int) -> None:
     from importlib import metadata
 
     import numpy  # noqa: F401 - the helper has numpy loaded before its load timer starts too
-    from assist.core.engines import GROUP, EngineRegistry, VoiceOptions
+    from assist.core.engines import GROUP, VOICES, VoiceOptions
+    from assist.core.plugins import Registry
     from assist.core.sentences import split_sentences
 
     cache = os.environ.get("ASSIST_VOICE_CACHE")
@@ -96,7 +97,7 @@ def direct(engine_name: str, spawned: float, lines: int) -> None:
 
         cache = str(Path(platformdirs.user_cache_dir("assist")) / "voice")
     started = time.perf_counter()
-    registry = EngineRegistry()
+    registry = Registry(VOICES)
     registry.load(metadata.entry_points(group=GROUP), os.environ)
     options = VoiceOptions(voice=ENGINE_VOICES.get(engine_name), cache_root=cache)
     engine = registry.spec(engine_name).build(options)

@@ -6,8 +6,9 @@ import json
 
 import attrs
 import pytest
-from assist.core.engines import ENGINE_NAMES
+from assist.core.engines import ENGINE_PACKAGES
 from assist.core.settings import (
+    JSON_PATHS,
     KEYS,
     U32_MAX,
     AssistantSettings,
@@ -26,6 +27,11 @@ from assist.core.settings import (
 from hypothesis import given
 from hypothesis import strategies as st
 
+SHIPPED = tuple(ENGINE_PACKAGES)
+"""The engines we ship: always valid values, installed or not."""
+INSTALLED = ("espeak", "kokoro", "toy")
+"""What the installed plugins register in these tests: two of ours and a third party's."""
+
 AMBIENT_STYLE_FILE = {
     "sessions_dir": "/Users/dana/Documents/Ambient",
     "assistant": {"enabled": True, "name": "Ada", "cooldown_s": 30, "max_per_meeting": 4},
@@ -35,7 +41,7 @@ AMBIENT_STYLE_FILE = {
 
 
 def test_an_empty_document_means_every_default_with_no_warning():
-    settings, warnings = parse_settings({})
+    settings, warnings = parse_settings({}, engines=INSTALLED)
     assert settings == Settings()
     assert settings.assistant == AssistantSettings(False, "Claude", 60, 10)
     assert settings.voice == VoiceSettings()
@@ -43,7 +49,7 @@ def test_an_empty_document_means_every_default_with_no_warning():
 
 
 def test_a_full_file_is_read_and_unknown_sections_are_ignored():
-    settings, warnings = parse_settings(AMBIENT_STYLE_FILE)
+    settings, warnings = parse_settings(AMBIENT_STYLE_FILE, engines=INSTALLED)
     assert warnings == []
     assert settings.sessions_dir == "/Users/dana/Documents/Ambient"
     assert settings.assistant == AssistantSettings(True, "Ada", 30, 4)
@@ -54,7 +60,7 @@ def test_a_full_file_is_read_and_unknown_sections_are_ignored():
 
 @pytest.mark.parametrize("document", [None, [], "on", 3, True])
 def test_a_document_that_is_not_an_object_gives_every_default_and_one_warning(document):
-    settings, warnings = parse_settings(document)
+    settings, warnings = parse_settings(document, engines=INSTALLED)
     assert settings == Settings()
     assert len(warnings) == 1
     assert "not an object" in warnings[0]
@@ -80,10 +86,12 @@ def test_one_bad_value_takes_its_default_with_a_warning_naming_the_key(key, sect
     field = key.split(".")[1]
     document = json.loads(json.dumps(AMBIENT_STYLE_FILE))
     document[section][field] = value
-    settings, warnings = parse_settings(document)
+    settings, warnings = parse_settings(document, engines=INSTALLED)
     assert len(warnings) == 1
     assert key in warnings[0]
-    assert settings == _with_default(parse_settings(AMBIENT_STYLE_FILE)[0], section, field)
+    assert settings == _with_default(
+        parse_settings(AMBIENT_STYLE_FILE, engines=INSTALLED)[0], section, field
+    )
 
 
 def _with_default(settings: Settings, section: str, field: str) -> Settings:
@@ -95,7 +103,7 @@ def _with_default(settings: Settings, section: str, field: str) -> Settings:
 
 def test_a_section_that_is_not_an_object_defaults_that_section_only():
     document = {"assistant": "on", "voice": {"engine": "espeak"}}
-    settings, warnings = parse_settings(document)
+    settings, warnings = parse_settings(document, engines=INSTALLED)
     assert settings.assistant == AssistantSettings()
     assert settings.voice.engine == "espeak"
     assert len(warnings) == 1 and "assistant" in warnings[0]
@@ -103,35 +111,41 @@ def test_a_section_that_is_not_an_object_defaults_that_section_only():
 
 def test_null_optional_values_and_null_sections_read_as_defaults_silently():
     document = {"sessions_dir": None, "voice": {"engine": None, "cue": None}, "assistant": None}
-    assert parse_settings(document) == (Settings(), [])
+    assert parse_settings(document, engines=INSTALLED) == (Settings(), [])
 
 
 def test_blank_and_default_text_values_read_as_unset():
-    settings, warnings = parse_settings({"voice": {"speaker": "  ", "style": "Default"}})
+    settings, warnings = parse_settings(
+        {"voice": {"speaker": "  ", "style": "Default"}}, engines=INSTALLED
+    )
     assert settings.voice == VoiceSettings()
     assert warnings == []
 
 
 def test_auto_in_the_file_means_the_machine_chooses():
-    settings, warnings = parse_settings({"voice": {"engine": "auto", "fallback": "default"}})
+    settings, warnings = parse_settings(
+        {"voice": {"engine": "auto", "fallback": "default"}}, engines=INSTALLED
+    )
     assert settings.voice.engine is None and settings.voice.fallback is None
     assert warnings == []
 
 
 @pytest.mark.parametrize("word", ["true", "YES", "On", "1", " on "])
 def test_the_assistant_switch_accepts_every_true_word_in_any_case(word):
-    doc = set_key({}, "assistant", word, ambient_file=False)
+    doc = set_key({}, "assistant", word, ambient_file=False, engines=INSTALLED)
     assert doc == {"assistant": {"enabled": True}}
 
 
 @pytest.mark.parametrize("word", ["false", "No", "OFF", "0"])
 def test_the_assistant_switch_accepts_every_false_word_in_any_case(word):
-    assert set_key({}, "assistant", word, ambient_file=False) == {"assistant": {"enabled": False}}
+    assert set_key({}, "assistant", word, ambient_file=False, engines=INSTALLED) == {
+        "assistant": {"enabled": False}
+    }
 
 
 def test_a_word_that_is_not_a_boolean_is_refused_naming_the_accepted_words():
     with pytest.raises(SettingError) as refusal:
-        set_key({}, "assistant", "maybe", ambient_file=False)
+        set_key({}, "assistant", "maybe", ambient_file=False, engines=INSTALLED)
     message = str(refusal.value)
     assert "maybe" in message and "not a recognised boolean" in message
     for word in ("true", "yes", "on", "1", "false", "no", "off", "0"):
@@ -142,59 +156,100 @@ def test_a_word_that_is_not_a_boolean_is_refused_naming_the_accepted_words():
 def test_a_count_that_is_not_an_unsigned_32_bit_integer_is_refused(text):
     for key in ("assistant.cooldown_s", "assistant.max_per_meeting"):
         with pytest.raises(SettingError, match="not a whole number"):
-            set_key({"assistant": {"cooldown_s": 5}}, key, text, ambient_file=False)
+            set_key(
+                {"assistant": {"cooldown_s": 5}}, key, text, ambient_file=False, engines=INSTALLED
+            )
 
 
 def test_counts_store_integers_up_to_the_unsigned_32_bit_limit():
-    assert set_key({}, "assistant.cooldown_s", " 0 ", ambient_file=False) == {
+    assert set_key({}, "assistant.cooldown_s", " 0 ", ambient_file=False, engines=INSTALLED) == {
         "assistant": {"cooldown_s": 0}
     }
-    doc = set_key({}, "assistant.max_per_meeting", str(U32_MAX), ambient_file=False)
+    doc = set_key(
+        {}, "assistant.max_per_meeting", str(U32_MAX), ambient_file=False, engines=INSTALLED
+    )
     assert doc == {"assistant": {"max_per_meeting": U32_MAX}}
 
 
 def test_the_name_is_trimmed_and_an_empty_name_is_refused():
-    assert set_key({}, "assistant.name", "  Ada  ", ambient_file=False) == {
+    assert set_key({}, "assistant.name", "  Ada  ", ambient_file=False, engines=INSTALLED) == {
         "assistant": {"name": "Ada"}
     }
     with pytest.raises(SettingError, match="empty"):
-        set_key({}, "assistant.name", "   ", ambient_file=False)
+        set_key({}, "assistant.name", "   ", ambient_file=False, engines=INSTALLED)
 
 
 def test_auto_or_default_engine_is_stored_as_null():
     for word in ("auto", "default", "AUTO"):
-        doc = set_key({"voice": {"engine": "kokoro"}}, "voice.engine", word, ambient_file=False)
+        doc = set_key(
+            {"voice": {"engine": "kokoro"}},
+            "voice.engine",
+            word,
+            ambient_file=False,
+            engines=INSTALLED,
+        )
         assert doc == {"voice": {"engine": None}}
 
 
 def test_every_engine_name_is_accepted():
-    for name in ENGINE_NAMES:
-        assert set_key({}, "voice.engine", name, ambient_file=False) == {"voice": {"engine": name}}
+    for name in SHIPPED:
+        assert set_key({}, "voice.engine", name, ambient_file=False, engines=INSTALLED) == {
+            "voice": {"engine": name}
+        }
 
 
 def test_an_unknown_engine_is_refused_naming_it_and_listing_the_valid_ones():
     with pytest.raises(SettingError) as refusal:
-        set_key({}, "voice.engine", "festival", ambient_file=False)
+        set_key({}, "voice.engine", "festival", ambient_file=False, engines=INSTALLED)
     message = str(refusal.value)
     assert "festival" in message
-    for name in ("auto", *ENGINE_NAMES):
+    for name in ("auto", *SHIPPED):
         assert name in message
     with pytest.raises(SettingError):
-        set_key({}, "voice.engine", "none", ambient_file=False)
+        set_key({}, "voice.engine", "none", ambient_file=False, engines=INSTALLED)
+
+
+def test_an_engine_an_installed_plugin_registers_is_accepted_for_engine_and_fallback():
+    for key in ("voice.engine", "voice.fallback"):
+        doc = set_key({}, key, "Toy", ambient_file=False, engines=INSTALLED)
+        assert doc == {"voice": {key.split(".")[1]: "toy"}}
+        settings, warnings = parse_settings(doc, engines=INSTALLED)
+        assert (settings.voice.engine or settings.voice.fallback) == "toy"
+        assert warnings == []
+
+
+def test_an_engine_no_installed_plugin_registers_is_refused_listing_the_installed_ones():
+    with pytest.raises(SettingError) as refusal:
+        set_key({}, "voice.engine", "toy", ambient_file=False, engines=("espeak",))
+    message = str(refusal.value)
+    assert "voice.engine not changed" in message
+    assert "'toy'" in message and "the installed engines are: espeak" in message
+    nothing = pytest.raises(SettingError, match="the installed engines are: none")
+    with nothing:
+        set_key({}, "voice.fallback", "toy", ambient_file=False, engines=())
+
+
+def test_a_file_naming_an_engine_no_longer_installed_reads_as_auto_with_a_warning():
+    document = {"voice": {"engine": "toy", "fallback": "toy", "speaker": "Bob"}}
+    settings, warnings = parse_settings(document, engines=("espeak", "kokoro"))
+    assert settings.voice == VoiceSettings(speaker="Bob")
+    assert len(warnings) == 2
+    assert all("'toy'" in w and "installed engines are: espeak, kokoro" in w for w in warnings)
+    assert parse_settings(document, engines=INSTALLED)[0].voice.engine == "toy"
 
 
 def test_the_fallback_takes_auto_none_or_an_engine_name():
-    assert set_key({}, "voice.fallback", "auto", ambient_file=False) == {
+    assert set_key({}, "voice.fallback", "auto", ambient_file=False, engines=INSTALLED) == {
         "voice": {"fallback": None}
     }
-    assert set_key({}, "voice.fallback", "None", ambient_file=False) == {
+    assert set_key({}, "voice.fallback", "None", ambient_file=False, engines=INSTALLED) == {
         "voice": {"fallback": "none"}
     }
-    assert set_key({}, "voice.fallback", "espeak", ambient_file=False) == {
+    assert set_key({}, "voice.fallback", "espeak", ambient_file=False, engines=INSTALLED) == {
         "voice": {"fallback": "espeak"}
     }
     with pytest.raises(SettingError, match="none"):
-        set_key({}, "voice.fallback", "festival", ambient_file=False)
+        set_key({}, "voice.fallback", "festival", ambient_file=False, engines=INSTALLED)
 
 
 @pytest.mark.parametrize(
@@ -212,48 +267,48 @@ def test_the_fallback_takes_auto_none_or_an_engine_name():
 def test_default_or_an_empty_value_clears_a_text_setting(key):
     path = key.split(".")
     for word in ("default", "", "  "):
-        doc = set_key({}, key, word, ambient_file=False)
+        doc = set_key({}, key, word, ambient_file=False, engines=INSTALLED)
         stored = doc
         for part in path:
             stored = stored[part]
         assert stored is None
-    doc = set_key({}, key, "a value", ambient_file=False)
-    assert parse_settings(doc)[0] != Settings()
+    doc = set_key({}, key, "a value", ambient_file=False, engines=INSTALLED)
+    assert parse_settings(doc, engines=INSTALLED)[0] != Settings()
 
 
 def test_an_unknown_key_is_refused_naming_it_and_listing_the_known_keys():
     with pytest.raises(SettingError) as refusal:
-        set_key({}, "assistant.volume", "3", ambient_file=False)
+        set_key({}, "assistant.volume", "3", ambient_file=False, engines=INSTALLED)
     message = str(refusal.value)
     assert "assistant.volume" in message
     for key in KEYS:
         assert key in message
 
 
-@pytest.mark.parametrize("engine", ["piper", "espeak", "Piper"])
+@pytest.mark.parametrize("engine", ["piper", "espeak", "Piper", "toy"])
 def test_engines_ambient_cannot_read_are_refused_while_the_file_is_ambients(engine):
     with pytest.raises(SettingError) as refusal:
-        set_key({}, "voice.engine", engine, ambient_file=True)
+        set_key({}, "voice.engine", engine, ambient_file=True, engines=INSTALLED)
     message = str(refusal.value)
     assert "Ambient could not read its config" in message
     assert "ASSIST_CONFIG" in message
-    assert set_key({}, "voice.engine", engine, ambient_file=False) == {
+    assert set_key({}, "voice.engine", engine, ambient_file=False, engines=INSTALLED) == {
         "voice": {"engine": engine.lower()}
     }
 
 
 def test_engines_ambient_knows_and_any_fallback_are_fine_in_ambients_file():
-    assert set_key({}, "voice.engine", "kokoro", ambient_file=True) == {
+    assert set_key({}, "voice.engine", "kokoro", ambient_file=True, engines=INSTALLED) == {
         "voice": {"engine": "kokoro"}
     }
-    assert set_key({}, "voice.fallback", "espeak", ambient_file=True) == {
+    assert set_key({}, "voice.fallback", "espeak", ambient_file=True, engines=INSTALLED) == {
         "voice": {"fallback": "espeak"}
     }
 
 
 def test_setting_a_key_keeps_every_other_key_and_section_and_leaves_the_input_alone():
     before = json.loads(json.dumps(AMBIENT_STYLE_FILE))
-    after = set_key(before, "voice.cue", "brisk", ambient_file=True)
+    after = set_key(before, "voice.cue", "brisk", ambient_file=True, engines=INSTALLED)
     assert before == AMBIENT_STYLE_FILE
     assert after["talk"] == {"hotkey": "F5", "model": "haiku"}
     assert after["voice"] == {**AMBIENT_STYLE_FILE["voice"], "cue": "brisk"}
@@ -261,7 +316,9 @@ def test_setting_a_key_keeps_every_other_key_and_section_and_leaves_the_input_al
 
 
 def test_a_section_that_is_not_an_object_is_replaced_when_a_key_in_it_is_set():
-    doc = set_key({"assistant": "broken"}, "assistant.name", "Ada", ambient_file=False)
+    doc = set_key(
+        {"assistant": "broken"}, "assistant.name", "Ada", ambient_file=False, engines=INSTALLED
+    )
     assert doc == {"assistant": {"name": "Ada"}}
 
 
@@ -271,7 +328,7 @@ def test_the_document_is_formatted_with_a_two_space_indent_and_a_final_newline()
 
 
 def test_describe_lists_every_key_with_its_effective_value():
-    shown = dict(describe(parse_settings(AMBIENT_STYLE_FILE)[0]))
+    shown = dict(describe(parse_settings(AMBIENT_STYLE_FILE, engines=INSTALLED)[0]))
     assert list(shown) == list(KEYS)
     assert shown["assistant"] == "on"
     assert shown["assistant.name"] == "Ada"
@@ -330,14 +387,14 @@ settings_strategy = st.builds(
     ),
     voice=st.builds(
         VoiceSettings,
-        engine=st.none() | st.sampled_from(ENGINE_NAMES),
+        engine=st.none() | st.sampled_from((*SHIPPED, *INSTALLED)),
         speaker=optional_words,
         style=optional_words,
         description=optional_words,
         cue=optional_words,
         reference=optional_words,
         helper_dir=optional_words,
-        fallback=st.none() | st.sampled_from(("none", *ENGINE_NAMES)),
+        fallback=st.none() | st.sampled_from(("none", *SHIPPED, *INSTALLED)),
     ),
 )
 
@@ -346,24 +403,24 @@ settings_strategy = st.builds(
 def test_setting_every_described_value_then_reading_gives_the_settings_back(settings, extra):
     doc = dict(extra)
     for key, value in describe(settings):
-        doc = set_key(doc, key, value, ambient_file=False)
+        doc = set_key(doc, key, value, ambient_file=False, engines=INSTALLED)
     text = format_document(doc)
-    again, warnings = parse_settings(json.loads(text))
+    again, warnings = parse_settings(json.loads(text), engines=INSTALLED)
     assert again == settings
     assert warnings == []
     for key, value in extra.items():
-        if key not in ("assistant", "voice", "sessions_dir"):
+        if key not in {path[0] for path in JSON_PATHS.values()}:
             assert doc[key] == value
 
 
 @given(st.sampled_from(KEYS), st.text())
 def test_set_key_either_refuses_or_stores_a_value_that_reads_back_without_warning(key, value):
     try:
-        doc = set_key({"talk": {"x": 1}}, key, value, ambient_file=False)
+        doc = set_key({"talk": {"x": 1}}, key, value, ambient_file=False, engines=INSTALLED)
     except SettingError as refusal:
         assert str(refusal)
         return
-    settings, warnings = parse_settings(json.loads(format_document(doc)))
+    settings, warnings = parse_settings(json.loads(format_document(doc)), engines=INSTALLED)
     assert warnings == []
     assert doc["talk"] == {"x": 1}
     assert dict(describe(settings))[key] != ""
@@ -387,8 +444,8 @@ json_values = st.recursive(
     )
 )
 def test_reading_any_document_gives_valid_settings_and_never_raises(document):
-    settings, warnings = parse_settings(document)
+    settings, warnings = parse_settings(document, engines=INSTALLED)
     assert settings.assistant.name.strip()
     assert 0 <= settings.assistant.cooldown_s <= U32_MAX
-    assert settings.voice.engine in (None, *ENGINE_NAMES)
+    assert settings.voice.engine in (None, *SHIPPED, *INSTALLED)
     assert all(isinstance(warning, str) for warning in warnings)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import pytest
 from assist.core.lines import render
 from assist.mcp.demo.policy import FACT_SHEET, UNKNOWN_ANSWER, Policy, spoken_text
-from assist.mcp.meeting_files import load_meeting
+from assist.mcp.meeting_files import EVALUATED, load_meeting
 
-RATE, STATUS = FACT_SHEET
+RATE, STATUS, _ = FACT_SHEET
 
 
 def line(text: str, who: str = "Sam", at: str = "00:10") -> str:
@@ -100,3 +101,16 @@ def test_on_the_sample_meeting_it_answers_the_named_question_and_the_open_one_on
 def test_the_words_of_a_rendered_line_are_what_follows_the_speaker() -> None:
     assert spoken_text("[01:05] Priya: Merged: all of it.") == "Merged: all of it."
     assert spoken_text("not rendered") == "not rendered"
+
+
+@pytest.mark.parametrize("name", EVALUATED)
+def test_on_each_evaluated_meeting_it_speaks_after_the_answer_labels_only(name: str) -> None:
+    """Fed line by line, with the next answer label still to come or just passed: it speaks
+    on a line labelled `answer` and nowhere else (assist eval checks the timing for real)."""
+    policy = Policy("Claude")
+    spoke_after = [
+        index
+        for index, script in enumerate(load_meeting(name).lines)
+        if policy.decide([render(script.line)], True) is not None
+    ]
+    assert spoke_after == load_meeting(name).labelled("answer")

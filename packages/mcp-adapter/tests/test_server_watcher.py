@@ -120,7 +120,7 @@ class Rig:
         self.voices: list[FakeVoice] = []
         self.next_voice = FakeVoice()
         self.watcher = Watcher(
-            config=ConfigFile(self.place.config),
+            config=ConfigFile(self.place.config, engines=("espeak",)),
             store=SessionStore(self.place.sessions),
             folder=self.place.config.parent,
             voice_factory=self._voice,

@@ -9,9 +9,17 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from assist.core.engines import EngineRegistry, EngineSpec, VoiceOptions, hookimpl
+from assist.core.engines import (
+    VOICES,
+    EngineSpec,
+    VoiceOptions,
+    auto_order,
+    choose_fallback,
+    hookimpl,
+)
+from assist.core.plugins import Registry
 from assist.core.settings import VoiceSettings
-from assist.mcp.engine_choice import choose_here, describe_engines, load_registry, total_memory
+from assist.mcp.engine_choice import choose_here, describe_engines, load_plugins, total_memory
 from assist.mcp.helper_command import (
     engine_packages,
     helper_arguments,
@@ -147,8 +155,20 @@ def test_with_nothing_installed_there_is_no_engine_and_the_packages_are_named() 
 
 
 def test_the_installed_engines_are_found_and_the_block_list_is_honoured() -> None:
-    assert "espeak" in load_registry({}).specs
-    assert "espeak" not in load_registry({"ASSIST_VOICES_BLOCK": "espeak"}).specs
+    assert "espeak" in load_plugins(VOICES, {}).specs
+    assert "espeak" not in load_plugins(VOICES, {"ASSIST_VOICES_BLOCK": "espeak"}).specs
+
+
+def test_the_engines_we_ship_declare_the_memory_table_the_ladder_and_the_fallbacks() -> None:
+    ours = load_plugins(VOICES, {}).specs
+    ladder = ("qwen3-tts", "supertonic3", "kokoro", "piper", "espeak")
+    assert auto_order(32 * GIB, ours.values()) == ladder
+    assert auto_order(32 * GIB - 1, ours.values()) == (*ladder[1:], "qwen3-tts")
+    assert auto_order(16 * GIB - 1, ours.values()) == (*ladder[2:], "supertonic3", "qwen3-tts")
+    assert auto_order(0, ours.values()) == (*ladder[2:], "supertonic3", "qwen3-tts")
+    assert choose_fallback(None, "kokoro", ours) == "piper"
+    assert choose_fallback(None, "piper", ours) == "espeak"
+    assert choose_fallback(None, "espeak", ours) == "piper"
 
 
 def test_total_memory_is_known_on_this_machine() -> None:
@@ -167,12 +187,14 @@ class DownloadingKokoro:
         def offline(ready: bool) -> Callable[[VoiceOptions], bool]:
             return lambda _options: ready
 
-        for name, ready in (("kokoro", False), ("piper", True)):
-            register(EngineSpec(name, "fake", build=never_built, ready_offline=offline(ready)))
+        for name, ready, rank in (("kokoro", False, 30), ("piper", True, 20)):
+            register(
+                EngineSpec(name, "fake", build=never_built, ready_offline=offline(ready), rank=rank)
+            )
 
 
 def test_auto_prefers_an_engine_ready_offline_except_on_macos() -> None:
-    engines = EngineRegistry()
+    engines = Registry(VOICES)
     engines.add_plugin("fake", DownloadingKokoro())
     options = VoiceOptions()
     assert choose_here(None, engines, options, memory=8 * GIB, platform="linux") == "piper"
@@ -186,7 +208,7 @@ def test_assist_engines_says_which_installed_engines_can_load_here() -> None:
     assert done.returncode == 0, done.stderr
     [espeak] = [line for line in done.stdout.splitlines() if line.startswith("espeak ")]
     assert "assist-voice-espeak" in espeak and espeak.endswith(": can load here")
-    nothing = describe_engines(load_registry({"ASSIST_VOICES": "none-such"}), VoiceOptions())
+    nothing = describe_engines(load_plugins(VOICES, {"ASSIST_VOICES": "none-such"}), VoiceOptions())
     assert nothing == [
         "no voice engines are installed; install one, for example assist-voice-espeak"
     ]

@@ -6,6 +6,7 @@ as a blocking device write does, so cuts and drains happen on a real writer thre
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
 from pathlib import Path
@@ -13,7 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile
-from assist.core.engines import EngineRegistry, EngineSpec, VoiceOptions
+from assist.core.engines import VOICES, EngineSpec, VoiceOptions
+from assist.core.plugins import Registry
 from assist.mcp import engine_choice
 from assist.mcp.voice import loading
 from assist.mcp.voice.player import (
@@ -25,6 +27,9 @@ from assist.mcp.voice.player import (
     open_speakers,
 )
 from assist.mcp.voice.recording import reply_name, save_reply
+
+sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
+from supervisor_fakes import declared
 
 RATE = 8000
 
@@ -179,8 +184,8 @@ def test_a_saved_reply_is_16_bit_mono_pcm_cut_at_the_samples_counted(tmp_path: P
     assert not list(tmp_path.glob("*.part"))
 
 
-def registry_of(*specs: EngineSpec) -> EngineRegistry:
-    registry = EngineRegistry()
+def registry_of(*specs: EngineSpec) -> Registry[EngineSpec]:
+    registry = Registry(VOICES)
     for spec in specs:
         registry.specs[spec.name] = spec
     return registry
@@ -196,6 +201,7 @@ def spec(name: str, offline: bool = True, reason: str | None = None) -> EngineSp
         build=build,  # type: ignore[arg-type]
         check=lambda: reason,
         ready_offline=lambda options: offline,
+        **declared(name),  # type: ignore[arg-type]
     )
 
 

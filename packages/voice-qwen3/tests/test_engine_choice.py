@@ -14,18 +14,21 @@ from pathlib import Path
 import pytest
 from assist.core.engines import (
     GIB,
-    EngineRegistry,
+    VOICES,
     EngineSpec,
     VoiceOptions,
     choose_fallback,
     hookimpl,
 )
-from assist.mcp.engine_choice import choose_here
+from assist.core.plugins import Registry
+from assist.mcp.engine_choice import choose_here, load_plugins
 from assist.voice.qwen3 import plugin as qwen3_plugin
 from assist.voice.supertonic import plugin as supertonic_plugin
 from assist.voice.supertonic.files import REQUIRED
 
 OTHERS = ("kokoro", "piper", "espeak")
+OURS = load_plugins(VOICES, {}).specs
+"""The installed engines' own declarations, which the stand-ins rank by."""
 
 
 class Others:
@@ -44,6 +47,9 @@ class Others:
                     package=f"assist-voice-{name}",
                     build=lambda options: pytest.fail("no engine is built here"),
                     ready_offline=lambda options, name=name: name in self.downloaded,
+                    rank=OURS[name].rank,
+                    auto_memory=OURS[name].auto_memory,
+                    fallback=OURS[name].fallback,
                 )
             )
 
@@ -52,9 +58,9 @@ def registry(
     mac: tuple[str, ...] = ("qwen3", "supertonic"),
     others: tuple[str, ...] = OTHERS,
     downloaded: tuple[str, ...] = ("piper", "espeak"),
-) -> EngineRegistry:
+) -> Registry[EngineSpec]:
     plugins = {"qwen3": qwen3_plugin, "supertonic": supertonic_plugin}
-    built = EngineRegistry()
+    built = Registry(VOICES)
     for name in mac:
         built.add_plugin(name, plugins[name])
     built.add_plugin("others", Others(others, downloaded))
@@ -91,7 +97,7 @@ def download_supertonic(folder: Path) -> None:
         (folder / name).touch()
 
 
-def choose(reg: EngineRegistry, memory_gib: float, platform: str, cache: Path) -> str | None:
+def choose(reg: Registry[EngineSpec], memory_gib: float, platform: str, cache: Path) -> str | None:
     options = VoiceOptions(cache_root=str(cache))
     return choose_here(None, reg, options, memory=int(memory_gib * GIB), platform=platform)
 

@@ -3,13 +3,16 @@ are never built, and a check that a process is really gone."""
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from assist.core.engines import EngineRegistry, EngineSpec, hookimpl
+from assist.core.engines import VOICES, EngineSpec, hookimpl
+from assist.core.plugins import Registry
+from assist.mcp.engine_choice import load_plugins
 
 FAKES = Path(__file__).parent
 FAKE_ENGINES = ("kokoro", "piper", "espeak")
@@ -24,6 +27,14 @@ def _never_built(_options: object) -> object:
     raise AssertionError("the server must never build an engine")
 
 
+@functools.cache
+def declared(name: str) -> dict[str, object]:
+    """What our installed plugin for `name` declares for the auto choice, so that a stand-in
+    ranks exactly as the real engine does (its rank, memory tier and fallback fitness)."""
+    real = load_plugins(VOICES, {}).specs[name]
+    return {"rank": real.rank, "auto_memory": real.auto_memory, "fallback": real.fallback}
+
+
 class FakeEngines:
     """A plugin offering engines the fake helpers pretend to run."""
 
@@ -33,11 +44,13 @@ class FakeEngines:
     @hookimpl
     def assist_voice_engines(self, register: Callable[[EngineSpec], None]) -> None:
         for name in self.names:
-            register(EngineSpec(name=name, package="fake-engines", build=_never_built))
+            register(
+                EngineSpec(name=name, package="fake-engines", build=_never_built, **declared(name))
+            )
 
 
-def registry(names: tuple[str, ...] = FAKE_ENGINES) -> EngineRegistry:
-    engines = EngineRegistry()
+def registry(names: tuple[str, ...] = FAKE_ENGINES) -> Registry[EngineSpec]:
+    engines = Registry(VOICES)
     engines.add_plugin("fake", FakeEngines(names))
     return engines
 

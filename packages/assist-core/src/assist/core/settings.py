@@ -5,19 +5,23 @@ warning naming the key, and the rest of the file still applies. Writing goes thr
 `set_key`, which parses the command-line value exactly as 2.3 says and returns a new
 document in which every key we do not know is kept unchanged. Nothing here touches the
 file; `assist.mcp` reads, writes and reports.
+
+An engine value is any engine an installed plugin registers, or one of the engines we ship
+(a value may name a package not installed yet); the caller passes the installed names in.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from pathlib import PurePath
 from typing import Any, TypeVar
 
 import attrs
 from assist.core import json_text
-from assist.core.engines import ENGINE_NAMES
+from assist.core.answers import NO_WORDS, YES_WORDS, answer_words
+from assist.core.engines import ENGINE_PACKAGES
 from assist.core.json_values import json_kind, show
 
 T = TypeVar("T")
@@ -36,8 +40,8 @@ AUTO_WORDS: tuple[str, ...] = ("auto", "default")
 NO_FALLBACK = "none"
 """`voice.fallback` value meaning no fallback engine (ours)."""
 
-AMBIENT_UNKNOWN_ENGINES: tuple[str, ...] = ("piper", "espeak")
-"""Engines only we know: Ambient reading them would fall back to every default."""
+AMBIENT_ENGINES: tuple[str, ...] = ("qwen3-tts", "supertonic3", "kokoro")
+"""The engines Ambient knows: any other value would make Ambient fall back to every default."""
 
 VOICE_JSON = "voice.json"
 """The file that marks a designed-voice folder (behaviour.md 8.6)."""
@@ -68,12 +72,32 @@ class VoiceSettings:
 
 
 @attrs.frozen
+class ConversationSettings:
+    """The `conversation` section (13): fillers, the ceilings and the end of a turn."""
+
+    fillers: bool = True
+    max_s: int = 600
+    idle_s: int = 90
+    end_silence_ms: int = 1000
+
+
+@attrs.frozen
+class ConfirmSettings:
+    """The `confirm` section (14.1): the phrases that answer a question yes or no."""
+
+    yes_words: tuple[str, ...] = YES_WORDS
+    no_words: tuple[str, ...] = NO_WORDS
+
+
+@attrs.frozen
 class Settings:
     """Everything the assistant reads from the config file."""
 
     sessions_dir: str | None = None
     assistant: AssistantSettings = AssistantSettings()
     voice: VoiceSettings = VoiceSettings()
+    conversation: ConversationSettings = ConversationSettings()
+    confirm: ConfirmSettings = ConfirmSettings()
 
 
 class SettingError(ValueError):
@@ -90,6 +114,19 @@ OPTIONAL_TEXT_KEYS: tuple[str, ...] = (
 )
 """Keys holding free text or a path, where `default` or an empty value means null."""
 
+DURATION_KEYS: tuple[str, ...] = (
+    "conversation.max_s",
+    "conversation.idle_s",
+    "conversation.end_silence_ms",
+)
+"""Conversation durations (13): whole numbers of at least 1, since a ceiling or an end of
+turn of zero would end every conversation or turn at once."""
+
+WORD_LIST_KEYS: tuple[str, ...] = ("confirm.yes_words", "confirm.no_words")
+"""The yes/no phrase lists (14.1); given at the command line as phrases separated by commas."""
+
+PHRASE_SEPARATOR = ","
+
 KEYS: tuple[str, ...] = (
     "assistant",
     "assistant.name",
@@ -99,8 +136,12 @@ KEYS: tuple[str, ...] = (
     *OPTIONAL_TEXT_KEYS,
     "voice.fallback",
     "sessions_dir",
+    "conversation.fillers",
+    *DURATION_KEYS,
+    *WORD_LIST_KEYS,
 )
-"""The keys of `assist config KEY VALUE`, in the order of behaviour.md 2.3."""
+"""The keys of `assist config KEY VALUE`, in the order of behaviour.md 2.3, then those of
+13 and 14.1."""
 
 JSON_PATHS: dict[str, tuple[str, ...]] = {
     key: ("assistant", "enabled") if key == "assistant" else tuple(key.split(".")) for key in KEYS
@@ -111,11 +152,12 @@ JSON_PATHS: dict[str, tuple[str, ...]] = {
 # Reading ---------------------------------------------------------------------------------
 
 
-def parse_settings(data: object) -> tuple[Settings, list[str]]:
+def parse_settings(data: object, *, engines: Collection[str] = ()) -> tuple[Settings, list[str]]:
     """The settings in a parsed JSON document, with a warning for each value not used.
 
     `data` is what `json.loads` gave for the file (pass `{}` for a missing file). Anything
-    but an object means every default and one warning.
+    but an object means every default and one warning. `engines` are the engine names the
+    installed plugins register (the engines we ship are always accepted).
     """
     defaults = Settings()
     if not isinstance(data, dict):
@@ -134,17 +176,47 @@ def parse_settings(data: object) -> tuple[Settings, list[str]]:
     )
     section = _section(data, "voice", warnings)
     voice = VoiceSettings(
-        engine=_read(section, "voice.engine", _engine_value, None, warnings),
+        engine=_read(section, "voice.engine", _engine_reader(engines, False), None, warnings),
         speaker=_read(section, "voice.speaker", _text_value, None, warnings),
         style=_read(section, "voice.style", _text_value, None, warnings),
         description=_read(section, "voice.description", _text_value, None, warnings),
         cue=_read(section, "voice.cue", _text_value, None, warnings),
         reference=_read(section, "voice.reference", _text_value, None, warnings),
         helper_dir=_read(section, "voice.helper_dir", _text_value, None, warnings),
-        fallback=_read(section, "voice.fallback", _fallback_value, None, warnings),
+        fallback=_read(section, "voice.fallback", _engine_reader(engines, True), None, warnings),
     )
     sessions_dir = _read(data, "sessions_dir", _text_value, None, warnings)
-    return Settings(sessions_dir, assistant, voice), warnings
+    return Settings(sessions_dir, assistant, voice, *_talk_sections(data, warnings)), warnings
+
+
+def _talk_sections(
+    data: dict[str, Any], warnings: list[str]
+) -> tuple[ConversationSettings, ConfirmSettings]:
+    """The `conversation` and `confirm` sections (13, 14.1), each key falling back alone."""
+    section = _section(data, "conversation", warnings)
+    conversation = ConversationSettings(
+        fillers=_read(section, "conversation.fillers", _bool_value, True, warnings),
+        max_s=_read(section, "conversation.max_s", _duration_value, 600, warnings),
+        idle_s=_read(section, "conversation.idle_s", _duration_value, 90, warnings),
+        end_silence_ms=_read(
+            section, "conversation.end_silence_ms", _duration_value, 1000, warnings
+        ),
+    )
+    section = _section(data, "confirm", warnings)
+    confirm = ConfirmSettings(
+        yes_words=_read_phrases(section, "confirm.yes_words", YES_WORDS, warnings),
+        no_words=_read_phrases(section, "confirm.no_words", NO_WORDS, warnings),
+    )
+    return conversation, confirm
+
+
+def _read_phrases(
+    section: dict[str, Any], key: str, default: tuple[str, ...], warnings: list[str]
+) -> tuple[str, ...]:
+    """A phrase list; null (what `assist config KEY default` stores) means the default."""
+    if section.get(key.rsplit(".", 1)[-1]) is None:
+        return default
+    return _read(section, key, _phrases_value, default, warnings)
 
 
 def _section(data: dict[str, Any], name: str, warnings: list[str]) -> dict[str, Any]:
@@ -205,6 +277,33 @@ def _u32_value(value: object) -> int:
     return value
 
 
+def _duration_value(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected a whole number from 1 to {U32_MAX}")
+    if not 1 <= value <= U32_MAX:
+        raise ValueError(f"expected a whole number from 1 to {U32_MAX}")
+    return value
+
+
+def _phrases_value(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise TypeError("expected a list of phrases (strings)")
+    phrases = tuple(item.strip() for item in value)
+    if not phrases:
+        raise ValueError("the list is empty")
+    for phrase in phrases:
+        _check_phrase(phrase)
+    return phrases
+
+
+def _check_phrase(phrase: str) -> None:
+    """A phrase must hold a word, and no comma (commas separate phrases on the command line)."""
+    if PHRASE_SEPARATOR in phrase:
+        raise ValueError(f"the phrase {phrase!r} holds a comma, which separates phrases")
+    if not answer_words(phrase):
+        raise ValueError(f"the phrase {phrase!r} holds no word")
+
+
 def _text_value(value: object) -> str | None:
     if not isinstance(value, str):
         raise TypeError("expected a string or null")
@@ -212,42 +311,62 @@ def _text_value(value: object) -> str | None:
     return None if not text or text.lower() == "default" else text
 
 
-def _engine_value(value: object) -> str | None:
-    if not isinstance(value, str):
-        raise TypeError("expected an engine name or null")
-    name = value.strip().lower()
-    if name in AUTO_WORDS:
-        return None
-    if name not in ENGINE_NAMES:
-        raise ValueError(f"the engines are {', '.join(ENGINE_NAMES)}")
-    return name
+def _engine_reader(engines: Collection[str], allow_none: bool) -> Callable[[object], str | None]:
+    def read(value: object) -> str | None:
+        if not isinstance(value, str):
+            none = f", {NO_FALLBACK}" if allow_none else ""
+            raise TypeError(f"expected an engine name{none} or null")
+        name = value.strip().lower()
+        if name in AUTO_WORDS:
+            return None
+        if name in usable_engines(engines) or (allow_none and name == NO_FALLBACK):
+            return name
+        raise ValueError(unknown_engine(name, engines))
+
+    return read
 
 
-def _fallback_value(value: object) -> str | None:
-    if not isinstance(value, str):
-        raise TypeError("expected an engine name, none or null")
-    name = value.strip().lower()
-    if name in AUTO_WORDS:
-        return None
-    if name != NO_FALLBACK and name not in ENGINE_NAMES:
-        raise ValueError(f"expected {NO_FALLBACK} or one of {', '.join(ENGINE_NAMES)}")
-    return name
+def usable_engines(engines: Collection[str]) -> list[str]:
+    """The engine values accepted: the installed engines and the ones we ship, sorted."""
+    return sorted({*engines, *ENGINE_PACKAGES})
+
+
+def unknown_engine(name: str, engines: Collection[str]) -> str:
+    """Why `name` is no engine: no installed package offers it; the installed ones."""
+    installed = ", ".join(sorted(engines)) or "none"
+    return (
+        f"no installed package offers a voice engine {name!r}; the installed engines are: "
+        f"{installed} (`assist engines` lists them)"
+    )
 
 
 # Writing ---------------------------------------------------------------------------------
 
 
-def set_key(doc: dict[str, Any], key: str, value: str, *, ambient_file: bool) -> dict[str, Any]:
+def set_key(
+    doc: dict[str, Any],
+    key: str,
+    value: str,
+    *,
+    ambient_file: bool,
+    engines: Collection[str] = (),
+) -> dict[str, Any]:
     """A copy of `doc` with `key` set from the command-line `value` (behaviour.md 2.3).
 
     Every other key and section, known or not, is kept as it was. Raises SettingError,
     with a message for the person at the command line, when the value is refused; `doc`
-    is never changed. `ambient_file` is true while the config file is Ambient's own.
+    is never changed. `ambient_file` is true while the config file is Ambient's own;
+    `engines` are the engine names the installed plugins register.
     """
     if key not in JSON_PATHS:
         raise SettingError(f"unknown setting {key!r}; the settings are: {', '.join(KEYS)}")
-    stored = _parse_cli_value(key, value)
-    if ambient_file and key == "voice.engine" and stored in AMBIENT_UNKNOWN_ENGINES:
+    stored = _parse_cli_value(key, value, engines)
+    if (
+        ambient_file
+        and key == "voice.engine"
+        and stored is not None
+        and stored not in AMBIENT_ENGINES
+    ):
         raise SettingError(
             f"voice.engine not changed: this config file is Ambient's, and Ambient does not "
             f"know the {stored} engine, so Ambient could not read its config any more. To use "
@@ -265,7 +384,7 @@ def set_key(doc: dict[str, Any], key: str, value: str, *, ambient_file: bool) ->
     return new
 
 
-def _parse_cli_value(key: str, value: str) -> Any:
+def _parse_cli_value(key: str, value: str, engines: Collection[str]) -> Any:
     text = value.strip()
     if key == "assistant":
         return _parse_bool(key, text)
@@ -279,9 +398,15 @@ def _parse_cli_value(key: str, value: str) -> Any:
     if key in ("assistant.cooldown_s", "assistant.max_per_meeting"):
         return _parse_u32(key, text)
     if key == "voice.engine":
-        return _parse_engine(key, text, allow_none=False)
+        return _parse_engine(key, text, engines, allow_none=False)
     if key == "voice.fallback":
-        return _parse_engine(key, text, allow_none=True)
+        return _parse_engine(key, text, engines, allow_none=True)
+    if key == "conversation.fillers":
+        return _parse_bool(key, text)
+    if key in DURATION_KEYS:
+        return _parse_duration(key, text)
+    if key in WORD_LIST_KEYS:
+        return _parse_phrases(key, text)
     return None if not text or text.lower() == "default" else text
 
 
@@ -306,16 +431,44 @@ def _parse_u32(key: str, text: str) -> int:
     )
 
 
-def _parse_engine(key: str, text: str, *, allow_none: bool) -> str | None:
+def _parse_duration(key: str, text: str) -> int:
+    if text.isascii() and text.isdigit() and 1 <= int(text) <= U32_MAX:
+        return int(text)
+    raise SettingError(
+        f"{key} not changed: {text!r} is not a whole number from 1 to {U32_MAX}; "
+        "give a number such as 90"
+    )
+
+
+def _parse_phrases(key: str, text: str) -> list[str] | None:
+    """Phrases separated by commas; `default` (or nothing) means the English defaults."""
+    if not text or text.lower() == "default":
+        return None
+    phrases = [part.strip() for part in text.split(PHRASE_SEPARATOR) if part.strip()]
+    if not phrases:
+        raise SettingError(
+            f"{key} not changed: {text!r} holds no phrase; give phrases separated by commas, "
+            f'for example: assist config {key} "yes, go ahead", or default for the English ones'
+        )
+    for phrase in phrases:
+        if not answer_words(phrase):
+            raise SettingError(
+                f"{key} not changed: {phrase!r} holds no word (only letters and digits "
+                "count); give phrases separated by commas, or default for the English ones"
+            )
+    return phrases
+
+
+def _parse_engine(key: str, text: str, engines: Collection[str], *, allow_none: bool) -> str | None:
     name = text.lower()
     if name in AUTO_WORDS:
         return None
-    if name in ENGINE_NAMES or (allow_none and name == NO_FALLBACK):
+    if name in usable_engines(engines) or (allow_none and name == NO_FALLBACK):
         return name
-    valid = (*AUTO_WORDS, *ENGINE_NAMES, *((NO_FALLBACK,) if allow_none else ()))
+    valid = (*AUTO_WORDS, *usable_engines(engines), *((NO_FALLBACK,) if allow_none else ()))
     raise SettingError(
-        f"{key} not changed: {text!r} is not a voice engine; the valid values are: "
-        f"{', '.join(valid)}"
+        f"{key} not changed: {text!r} is not a voice engine: {unknown_engine(name, engines)}; "
+        f"the valid values are: {', '.join(valid)}"
     )
 
 
@@ -341,6 +494,12 @@ def describe(settings: Settings) -> list[tuple[str, str]]:
         shown[key] = getattr(voice, key.split(".")[1]) or "default"
     shown["voice.fallback"] = voice.fallback or "auto"
     shown["sessions_dir"] = settings.sessions_dir or "default"
+    conversation, confirm = settings.conversation, settings.confirm
+    shown["conversation.fillers"] = "yes" if conversation.fillers else "no"
+    for key in DURATION_KEYS:
+        shown[key] = str(getattr(conversation, key.split(".")[1]))
+    shown["confirm.yes_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.yes_words)
+    shown["confirm.no_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.no_words)
     return [(key, shown[key]) for key in KEYS]
 
 

@@ -79,9 +79,10 @@ seconds at most, even on a busy machine."""
 LISTING_SCRIPT = """
 import json, sys
 from importlib import metadata
-from assist.core.engines import EngineRegistry, VoiceOptions
+from assist.core.engines import VOICES, VoiceOptions
+from assist.core.plugins import Registry
 group, name, cache_root, kinds = sys.argv[1], sys.argv[2], sys.argv[3], json.loads(sys.argv[4])
-registry = EngineRegistry()
+registry = Registry(VOICES)
 registry.load(metadata.entry_points(group=group, name=name), {})
 assert not registry.broken, registry.broken
 ready = {}
@@ -513,13 +514,14 @@ def _conformance_class() -> type:
         def test_the_engine_is_offered_through_its_entry_point(self, tmp_path: Path) -> None:
             from importlib import metadata
 
-            from assist.core.engines import EngineRegistry
+            from assist.core.engines import VOICES, EngineSpec
+            from assist.core.plugins import Registry
 
             if self.entry_point is None or self.engine_name is None:
                 pytest.skip(f"{type(self).__name__} sets no entry_point and engine_name")
             found = metadata.entry_points(group=GROUP, name=self.entry_point)
             assert found, f"no entry point {self.entry_point!r} in group {GROUP}; is it installed?"
-            registry = EngineRegistry()
+            registry: Registry[EngineSpec] = Registry(VOICES)
             registry.load(found, {})
             assert not registry.broken, f"the plugin broke while loading: {registry.broken}"
             spec = registry.spec(self.engine_name)

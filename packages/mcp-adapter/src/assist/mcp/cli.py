@@ -17,12 +17,12 @@ MCP_USAGE = "usage: assist mcp [--no-play] [--save-audio DIR]"
 
 def engines_command(_args: argparse.Namespace) -> int:
     """List the registered engines, their packages and whether each can load here."""
-    from assist.core.engines import VoiceOptions
-    from assist.mcp.engine_choice import describe_engines, load_registry
+    from assist.core.engines import VOICES, VoiceOptions
+    from assist.mcp.engine_choice import describe_engines, load_plugins
     from assist.mcp.paths import voice_cache_root
 
     options = VoiceOptions(cache_root=str(voice_cache_root(os.environ)))
-    for line in describe_engines(load_registry(os.environ), options):
+    for line in describe_engines(load_plugins(VOICES, os.environ), options):
         print(line)
     return 0
 

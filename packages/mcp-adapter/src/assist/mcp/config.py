@@ -22,6 +22,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,7 @@ from assist.core.settings import (
     set_key,
 )
 from assist.mcp.diagnostics import note
+from assist.mcp.engine_choice import engine_names
 from assist.mcp.paths import ConfigLocation, config_path, sessions_root
 from assist.mcp.sessions import SessionStore
 
@@ -48,17 +50,19 @@ USAGE = "usage: assist config [KEY VALUE]"
 class ConfigFile:
     """One config file: `load()` the effective settings, `set(key, value)` one key."""
 
-    def __init__(self, path: Path, *, ambient: bool = False) -> None:
+    def __init__(self, path: Path, *, engines: Collection[str] = (), ambient: bool = False) -> None:
         self.path = path
         self.ambient = ambient
+        self.engines = engines
+        """The engine names the installed plugins register: what `voice.engine` may name."""
         self._seen: tuple[int, int, int] | None = None
         self._settings: Settings = Settings()
         self._problem: str | None = None
         self._loading = threading.Lock()
 
     @classmethod
-    def at(cls, location: ConfigLocation) -> ConfigFile:
-        return cls(location.path, ambient=location.ambient)
+    def at(cls, location: ConfigLocation, engines: Collection[str]) -> ConfigFile:
+        return cls(location.path, engines=engines, ambient=location.ambient)
 
     def load(self) -> Settings:
         """The effective settings, reparsing only when the file changed since the last load."""
@@ -90,7 +94,7 @@ class ConfigFile:
             )
             self._settings = Settings()
             return self._settings
-        self._settings, warnings = parse_settings(document)
+        self._settings, warnings = parse_settings(document, engines=self.engines)
         for warning in warnings:
             note(f"{self.path}: {warning}")
         return self._settings
@@ -123,7 +127,9 @@ class ConfigFile:
         """
         if key == SESSIONS_DIR_KEY and live_session is not None:
             raise SettingError(sessions_dir_live_refusal(live_session))
-        updated = set_key(self.document(), key, value, ambient_file=self.ambient)
+        updated = set_key(
+            self.document(), key, value, ambient_file=self.ambient, engines=self.engines
+        )
         write_atomically(self.path, format_document(updated))
 
 
@@ -152,7 +158,7 @@ def write_atomically(path: Path, text: str) -> None:
 def config_command(argv: list[str]) -> int:
     """`assist config` shows the file in use and the effective settings; `KEY VALUE` sets one."""
     location = config_path(os.environ)
-    config = ConfigFile.at(location)
+    config = ConfigFile.at(location, engine_names(os.environ))
     if not argv:
         settings = config.load()
         owner = " (Ambient's, shared)" if location.ambient else ""

@@ -18,8 +18,10 @@ import os
 import sys
 from collections.abc import Mapping
 from importlib import metadata
+from typing import Any
 
-from assist.core.engines import GROUP, EngineRegistry, EngineSpec, VoiceOptions, choose_engine
+from assist.core.engines import VOICES, EngineSpec, VoiceOptions, choose_engine
+from assist.core.plugins import PluginKind, Registry
 
 MEMORY_TABLE_PLATFORM = "darwin"
 """Where `auto` follows the memory table alone; elsewhere an engine ready offline comes first."""
@@ -27,12 +29,17 @@ LAST_RESORT_PACKAGE = "assist-voice-espeak"
 """What to install when no engine is installed: espeak needs no weights and always starts."""
 
 
-def load_registry(environ: Mapping[str, str]) -> EngineRegistry:
-    """Every engine the installed plugins offer, with broken plugins recorded (their TTS
-    libraries are not imported); `ASSIST_VOICES` and `ASSIST_VOICES_BLOCK` apply."""
-    registry = EngineRegistry()
-    registry.load(metadata.entry_points(group=GROUP), environ)
+def load_plugins(kind: PluginKind, environ: Mapping[str, str]) -> Registry[Any]:
+    """Every spec the installed plugins of `kind` offer, with broken plugins recorded (their
+    heavy libraries are not imported); the group's allow and block variables apply."""
+    registry: Registry[Any] = Registry(kind)
+    registry.load(metadata.entry_points(group=kind.group), environ)
     return registry
+
+
+def engine_names(environ: Mapping[str, str]) -> list[str]:
+    """The names of the engines the installed plugins register (what settings may name)."""
+    return sorted(load_plugins(VOICES, environ).specs)
 
 
 def total_memory() -> int:
@@ -62,7 +69,7 @@ def ready_offline(spec: EngineSpec, options: VoiceOptions) -> bool:
 
 def choose_here(
     configured: str | None,
-    registry: EngineRegistry,
+    registry: Registry[EngineSpec],
     options: VoiceOptions,
     *,
     memory: int | None = None,
@@ -81,7 +88,7 @@ def choose_here(
     return choose_engine(None, installed, available, offline)
 
 
-def describe_engines(registry: EngineRegistry, options: VoiceOptions) -> list[str]:
+def describe_engines(registry: Registry[EngineSpec], options: VoiceOptions) -> list[str]:
     """One line per registered engine with its package version and whether it can load here,
     then one line per broken plugin (`assist engines`, `assist-voice --list`)."""
     lines = []

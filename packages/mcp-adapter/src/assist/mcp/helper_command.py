@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from assist.core.engines import ENGINE_PACKAGES, EngineRegistry, VoiceOptions, choose_fallback
+from assist.core.engines import ENGINE_PACKAGES, EngineSpec, VoiceOptions, choose_fallback
+from assist.core.plugins import Registry
 from assist.mcp.engine_choice import choose_here
 
 PROGRAM = "assist-voice"
@@ -81,7 +82,7 @@ def engine_packages(platform: str = sys.platform) -> list[str]:
 
 def plan_engines(
     voice: VoiceChoices,
-    registry: EngineRegistry,
+    registry: Registry[EngineSpec],
     *,
     memory: int | None = None,
     cache_root: str | None = None,
@@ -95,7 +96,7 @@ def plan_engines(
     return EnginePlan(engine, choose_fallback(voice.fallback, engine, registry.available()))
 
 
-def why_not_here(engine: str, registry: EngineRegistry) -> str | None:
+def why_not_here(engine: str, registry: Registry[EngineSpec]) -> str | None:
     """Why `engine` cannot run on this machine, or None when it can."""
     if engine not in registry.specs:
         package = ENGINE_PACKAGES.get(engine, "its package")

@@ -19,9 +19,15 @@ optional `cue` saying what the line is for:
 - `cue` is ours, for the demo's summary and for tests. The demo reads `small-talk`,
   `named-question`, `room-question`, `still-open`; others (`discussion`, `close`) are
   descriptive. Replay never writes it into `raw.jsonl`.
+- `expect` (with `within_s`) labels a line for `assist eval` (behaviour 15):
+  `"expect": "answer"` means the assistant should be heard within `within_s` seconds
+  (default 10) of this line reaching the transcript; `"expect": "quiet"` means it should say
+  nothing from this line until the next labelled line. `assist.core.scoring` holds the rules;
+  a bad label is refused here, naming the file and the line. Replay never writes it either.
 
-The meetings shipped with assist-mcp (`sample`, `long`, `overlap`) live in the package's
-`meetings` folder; any other file can be given by path.
+The meetings shipped with assist-mcp (`BUILT_IN`: `sample`, `long`, `overlap` and the labelled
+ones `assist eval` runs) live in the package's `meetings` folder; any other file can be given
+by path.
 """
 
 from __future__ import annotations
@@ -32,12 +38,26 @@ from pathlib import Path
 
 import attrs
 from assist.core.lines import LineError, RawLine, parse_raw_line
+from assist.core.scoring import Label, LabelError, read_label
 
 FORMAT_KEY = "assist_meeting"
 FORMAT_VERSION = 1
 """The header's marker and the one version this reader knows."""
-BUILT_IN: tuple[str, ...] = ("sample", "long", "overlap")
-"""Meetings shipped as package data: the demo's 75 s meeting, a 30-minute one, crosstalk."""
+EVALUATED: tuple[str, ...] = (
+    "small-talk",
+    "stand-up",
+    "design-review",
+    "by-name",
+    "answered-by-room",
+    "claudia",
+    "long-planning",
+    "sample",
+)
+"""The labelled meetings `assist eval` runs by default, each of a different shape (the
+meetings README says what each tests)."""
+BUILT_IN: tuple[str, ...] = ("sample", "long", "overlap", *EVALUATED[:-1])
+"""Meetings shipped as package data: the demo's 75 s meeting, a 30-minute one, crosstalk,
+and the labelled ones for `assist eval`."""
 TAIL_MS = 1000
 """Without a `duration_ms`, the recording runs this long past the last turn's end."""
 
@@ -46,12 +66,18 @@ class MeetingError(ValueError):
     """A meeting file that cannot be replayed; the message names the file and the line."""
 
 
+LABEL_KEYS = ("expect", "within_s")
+"""The fields of a line that label it for `assist eval`."""
+
+
 @attrs.frozen
 class ScriptLine:
-    """One turn of a meeting and what it is there for (`cue`, None when not given)."""
+    """One turn of a meeting, what it is there for (`cue`, None when not given) and what
+    the assistant should do after it (`label`, None when the line has none)."""
 
     line: RawLine
     cue: str | None = None
+    label: Label | None = None
 
 
 @attrs.frozen
@@ -77,9 +103,17 @@ class Meeting:
         """The indexes of the lines with this cue, in order."""
         return [index for index, line in enumerate(self.lines) if line.cue == cue]
 
+    def labelled(self, expect: str) -> list[int]:
+        """The indexes of the lines labelled with this `expect`, in order."""
+        return [
+            index
+            for index, line in enumerate(self.lines)
+            if line.label is not None and line.label.expect == expect
+        ]
+
 
 def load_meeting(spec: str | Path) -> Meeting:
-    """A shipped meeting by name (`sample`, `long`, `overlap`) or a meeting file by path."""
+    """A shipped meeting by name (one of BUILT_IN) or a meeting file by path."""
     if isinstance(spec, str) and spec in BUILT_IN:
         source = resources.files("assist.mcp") / "meetings" / f"{spec}.jsonl"
         return parse_meeting(source.read_text(encoding="utf-8"), spec)
@@ -101,14 +135,28 @@ def parse_meeting(text: str, source: str) -> Meeting:
     if not rows:
         raise MeetingError(f"{source} is empty; a meeting file starts with a header line")
     header = _header(rows[0][1], source)
+    if any(key in header for key in LABEL_KEYS):
+        raise MeetingError(
+            f'{source} line {rows[0][0]}: the header carries "expect" or "within_s"; a label '
+            "goes on the turn the assistant should answer or keep quiet after"
+        )
     lines: list[ScriptLine] = []
+    numbers: list[int] = []
     for number, row in rows[1:]:
         try:
             line = parse_raw_line(row)
-        except LineError as error:
+            fields = json.loads(row)
+            label = read_label(fields)
+        except (LineError, LabelError) as error:
             raise MeetingError(f"{source} line {number}: {error}") from None
-        cue = json.loads(row).get("cue")
-        lines.append(ScriptLine(line, cue if isinstance(cue, str) and cue else None))
+        if label is not None and not line.text.strip():
+            raise MeetingError(
+                f"{source} line {number}: a turn with no words carries a label; label the "
+                "turn with the words the assistant should answer or keep quiet after"
+            )
+        cue = fields.get("cue")
+        lines.append(ScriptLine(line, cue if isinstance(cue, str) and cue else None, label))
+        numbers.append(number)
     if not lines:
         raise MeetingError(f"{source} has a header but no lines to replay")
     last_end = max(script_line.line.end_ms for script_line in lines)
@@ -120,13 +168,31 @@ def parse_meeting(text: str, source: str) -> Meeting:
             f"{source}: duration_ms is {duration!r}; it must be a whole number of milliseconds "
             f"no shorter than the last line's end ({last_end})"
         )
-    return Meeting(
+    meeting = Meeting(
         name=_text(header, "name") or Path(source).stem,
         title=_text(header, "title") or Path(source).stem,
         about=_text(header, "about"),
         duration_ms=duration,
         lines=tuple(lines),
     )
+    _check_windows(meeting, numbers, source)
+    return meeting
+
+
+def _check_windows(meeting: Meeting, numbers: list[int], source: str) -> None:
+    """An answer must have time to be heard before the recording stops (and the watch with
+    it): the window after its line must end by `duration_ms`."""
+    published = meeting.publish_ms()
+    for index in meeting.labelled("answer"):
+        label = meeting.lines[index].label
+        assert label is not None
+        left_s = (meeting.duration_ms - published[index]) / 1000
+        if label.within_s > left_s:
+            raise MeetingError(
+                f"{source} line {numbers[index]}: expects an answer within {label.within_s:g} s, "
+                f"but the recording stops {left_s:g} s after the line; raise the header's "
+                "duration_ms or lower within_s"
+            )
 
 
 def _header(row: str, source: str) -> dict[str, object]:

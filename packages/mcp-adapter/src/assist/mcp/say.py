@@ -26,7 +26,7 @@ from pathlib import Path
 
 import attrs
 from assist.core import refusals
-from assist.core.engines import ENGINE_NAMES
+from assist.core.engines import ENGINE_PACKAGES
 from assist.core.settings import VoiceSettings
 from assist.core.speech import Refusal, check_speech
 from assist.core.tones import NEUTRAL, TONES
@@ -60,8 +60,7 @@ def say_command(argv: list[str]) -> int:
     )
     parser.add_argument(
         "--engine",
-        choices=[*ENGINE_NAMES, AUTO],
-        help="the engine to start instead of the one the settings choose",
+        help="the engine to start instead of the one the settings choose, or auto",
     )
     parser.add_argument("--save", metavar="PATH", help="also keep the line as a WAV file here")
     parser.add_argument("--no-play", action="store_true", help="generate without playing")
@@ -77,6 +76,10 @@ def say_command(argv: list[str]) -> int:
         return USAGE_ERROR
 
     machine = Machine(os.environ)
+    known = {AUTO, *machine.registry.specs, *ENGINE_PACKAGES}
+    if args.engine is not None and args.engine not in known:
+        print(f"{PROGRAM}: --engine: {machine.registry.unknown(args.engine)}", file=sys.stderr)
+        return USAGE_ERROR
     choices = engine_override(machine, args.engine)
     try:
         with tempfile.TemporaryDirectory(prefix="assist-say-") as folder:

@@ -42,6 +42,7 @@ from assist.core.settings import VoiceSettings
 from assist.mcp import tools, wire
 from assist.mcp.config import ConfigFile
 from assist.mcp.diagnostics import note
+from assist.mcp.engine_choice import engine_names
 from assist.mcp.paths import beside_config, config_path, sessions_root, voice_cache_root
 from assist.mcp.session_tools import SessionTools
 from assist.mcp.sessions import SessionStore
@@ -170,7 +171,7 @@ def build_watcher(
     """Resolve the files once (1.1: a running server never moves its sessions root) and wire
     the watch and the session tools to them."""
     location = config_path(environ)
-    config = ConfigFile.at(location)
+    config = ConfigFile.at(location, engine_names(environ))
     store = SessionStore(sessions_root(environ, config.load(), location))
     folder = beside_config(location)
     command = environ.get(VOICE_COMMAND_VARIABLE)

@@ -26,10 +26,11 @@ from itertools import groupby
 from pathlib import Path
 
 from assist.core import refusals
-from assist.core.engines import EngineRegistry
+from assist.core.engines import VOICES, EngineSpec
+from assist.core.plugins import Registry
 from assist.core.tones import NEUTRAL
 from assist.mcp.diagnostics import note
-from assist.mcp.engine_choice import load_registry
+from assist.mcp.engine_choice import load_plugins
 from assist.mcp.helper_command import (
     EnginePlan,
     VoiceChoices,
@@ -120,7 +121,7 @@ class Voice:
         cache_root: str | None = None,
         environ: Mapping[str, str] | None = None,
         program: Sequence[str] | None = None,
-        registry: EngineRegistry | None = None,
+        registry: Registry[EngineSpec] | None = None,
         memory: int | None = None,
         ready_within: float | None = None,
         say_within: float = SAY_WITHIN_S,
@@ -132,7 +133,7 @@ class Voice:
         self._config_dir = config_dir
         self._program = list(program) if program is not None else helper_program()
         environ = os.environ if environ is None else environ
-        self._registry = registry if registry is not None else load_registry(environ)
+        self._registry = registry if registry is not None else load_plugins(VOICES, environ)
         self._plan: EnginePlan = plan_engines(
             settings, self._registry, memory=memory, cache_root=cache_root
         )

@@ -12,10 +12,11 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
-from assist.core.engines import EngineRegistry
+from assist.core.engines import VOICES, EngineSpec
+from assist.core.plugins import Registry
 from assist.core.settings import Settings
 from assist.mcp.config import ConfigFile
-from assist.mcp.engine_choice import load_registry
+from assist.mcp.engine_choice import load_plugins
 from assist.mcp.helper_command import VoiceChoices
 from assist.mcp.paths import ConfigLocation, config_path, voice_cache_root
 from assist.mcp.supervisor import Voice
@@ -27,9 +28,9 @@ class Machine:
     def __init__(self, environ: Mapping[str, str]) -> None:
         self.environ = environ
         self.location: ConfigLocation = config_path(environ)
-        self.settings: Settings = ConfigFile.at(self.location).load()
+        self.registry: Registry[EngineSpec] = load_plugins(VOICES, environ)
+        self.settings: Settings = ConfigFile.at(self.location, sorted(self.registry.specs)).load()
         self.cache_root: Path = voice_cache_root(environ)
-        self.registry: EngineRegistry = load_registry(environ)
 
     def voice(
         self,

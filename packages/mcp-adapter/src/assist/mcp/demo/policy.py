@@ -80,6 +80,13 @@ FACT_SHEET: tuple[Fact, ...] = (
         "to try again. Five oh three only means the service is down.",
         settled_by=("429", "four twenty nine"),
     ),
+    Fact(
+        topic="the p99 latency budget for checkout",
+        asked_by=("p99", "budget"),
+        answer="Checkout has four hundred milliseconds at the ninety ninth percentile, "
+        "so two hundred more still fits.",
+        settled_by=("four hundred", "400"),
+    ),
 )
 
 

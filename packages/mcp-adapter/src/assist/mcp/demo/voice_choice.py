@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from assist.core.engines import VoiceOptions
-from assist.mcp.engine_choice import load_registry, ready_offline
+from assist.core.engines import VOICES, VoiceOptions
+from assist.mcp.engine_choice import load_plugins, ready_offline
 from assist.mcp.paths import voice_cache_root
 
 PREFERENCE: tuple[str, ...] = ("piper", "kokoro", "supertonic3", "qwen3-tts", "espeak")
@@ -26,7 +26,7 @@ class NoVoice(RuntimeError):
 
 def demo_engine(environ: Mapping[str, str], wanted: str | None = None) -> str:
     """`wanted` when it can run here, else the first engine of PREFERENCE that loads offline."""
-    registry = load_registry(environ)
+    registry = load_plugins(VOICES, environ)
     available = registry.available()
     options = VoiceOptions(cache_root=str(voice_cache_root(environ)))
     if wanted is not None:

@@ -21,7 +21,7 @@ import threading
 import time
 from pathlib import Path
 
-from assist.core.engines import VoiceOptions
+from assist.core.engines import VOICES, VoiceOptions
 from assist.mcp import engine_choice
 from assist.mcp.paths import voice_cache_root
 from assist.mcp.voice import loading
@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         started = time.perf_counter()
         options = _options(args)
-        registry = engine_choice.load_registry(os.environ)
+        registry = engine_choice.load_plugins(VOICES, os.environ)
         engine_name = loading.choose(registry, args.engine, options)
         engine = loading.build(registry, engine_name, options)
         load_ms = round((time.perf_counter() - started) * 1000)
@@ -114,7 +114,7 @@ def _options(args: argparse.Namespace) -> VoiceOptions:
 
 
 def _list_engines(args: argparse.Namespace) -> int:
-    registry = engine_choice.load_registry(os.environ)
+    registry = engine_choice.load_plugins(VOICES, os.environ)
     for line in engine_choice.describe_engines(registry, _options(args)):
         print(line)
     return 0

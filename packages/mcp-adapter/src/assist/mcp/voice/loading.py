@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import sys
 
-from assist.core.engines import Engine, EngineRegistry, UnknownEngine, VoiceOptions
+from assist.core.engines import Engine, EngineSpec, VoiceOptions
+from assist.core.plugins import Registry, UnknownPlugin
 from assist.mcp.engine_choice import LAST_RESORT_PACKAGE, choose_here
 
 AUTO = "auto"
@@ -25,7 +26,7 @@ class LoadFailure(Exception):
 
 
 def choose(
-    registry: EngineRegistry,
+    registry: Registry[EngineSpec],
     requested: str,
     options: VoiceOptions,
     platform: str = sys.platform,
@@ -44,11 +45,11 @@ def choose(
     return chosen
 
 
-def build(registry: EngineRegistry, name: str, options: VoiceOptions) -> Engine:
+def build(registry: Registry[EngineSpec], name: str, options: VoiceOptions) -> Engine:
     """Build the named engine, or raise LoadFailure saying why it cannot load."""
     try:
         spec = registry.spec(name)
-    except UnknownEngine as error:
+    except UnknownPlugin as error:
         broken = [plugin.error for plugin in registry.broken if plugin.name == name]
         if broken:
             raise LoadFailure(
@@ -64,7 +65,7 @@ def build(registry: EngineRegistry, name: str, options: VoiceOptions) -> Engine:
         raise LoadFailure(f"{type(error).__name__}: {error}") from error
 
 
-def _broken_note(registry: EngineRegistry) -> str:
+def _broken_note(registry: Registry[EngineSpec]) -> str:
     if not registry.broken:
         return ""
     return (

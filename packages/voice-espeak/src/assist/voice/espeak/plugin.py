@@ -17,6 +17,10 @@ PACKAGE = "assist-voice-espeak"
 MEMORY_MB = 70
 """Peak resident memory of a process speaking with espeak (Python, numpy and espeak-ng),
 measured at 67 MB."""
+RANK = 10
+"""Auto ladder place (behaviour 9.1): the last resort: no weights, always starts."""
+AUTO_MEMORY = 0
+"""Total installed memory from which auto takes this engine before poorer ones."""
 NEEDS = "nothing to download: espeak-ng and its data ship in the espeakng-loader wheel"
 
 
@@ -55,5 +59,8 @@ def assist_voice_engines(register: Callable[[EngineSpec], None]) -> None:
             memory_mb=MEMORY_MB,
             check=check,
             ready_offline=ready_offline,
+            rank=RANK,
+            auto_memory=AUTO_MEMORY,
+            fallback=True,
         )
     )

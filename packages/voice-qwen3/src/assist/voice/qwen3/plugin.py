@@ -15,12 +15,16 @@ import platform
 import sys
 from collections.abc import Callable
 
-from assist.core.engines import Engine, EngineSpec, VoiceOptions, hookimpl
+from assist.core.engines import GIB, Engine, EngineSpec, VoiceOptions, hookimpl
 
 NAME = "qwen3-tts"
 PACKAGE = "assist-voice-qwen3"
 MEMORY_MB = 2730
 """Peak footprint of a helper speaking a preset voice, as measured on the reference (2.73 GB)."""
+RANK = 50
+"""Auto ladder place (behaviour 9.1): richest delivery, for 32 GiB or more."""
+AUTO_MEMORY = 32 * GIB
+"""Total installed memory from which auto takes this engine before poorer ones."""
 NEEDS = (
     "Qwen3-TTS weights from the Hugging Face hub on first use: "
     "mlx-community/Qwen3-TTS-12Hz-0.6B-CustomVoice-8bit for preset voices; for designed voices "
@@ -81,5 +85,7 @@ def assist_voice_engines(register: Callable[[EngineSpec], None]) -> None:
             memory_mb=MEMORY_MB,
             check=check,
             ready_offline=ready_offline,
+            rank=RANK,
+            auto_memory=AUTO_MEMORY,
         )
     )

@@ -10,12 +10,16 @@ from __future__ import annotations
 import importlib.util
 from collections.abc import Callable
 
-from assist.core.engines import Engine, EngineSpec, VoiceOptions, hookimpl
+from assist.core.engines import GIB, Engine, EngineSpec, VoiceOptions, hookimpl
 
 NAME = "supertonic3"
 PACKAGE = "assist-voice-supertonic"
 MEMORY_MB = 560
 """Peak footprint of a helper speaking with Supertonic 3, as measured on the reference."""
+RANK = 40
+"""Auto ladder place (behaviour 9.1): laugh and sigh tags, for machines of 16 GiB or more."""
+AUTO_MEMORY = 16 * GIB
+"""Total installed memory from which auto takes this engine before poorer ones."""
 NEEDS = (
     "the Supertonic 3 model (ONNX files, voice styles) from the Hugging Face hub on first use, "
     "into supertonic's own cache (~/.cache/supertonic3, or SUPERTONIC_CACHE_DIR)"
@@ -56,5 +60,7 @@ def assist_voice_engines(register: Callable[[EngineSpec], None]) -> None:
             memory_mb=MEMORY_MB,
             check=check,
             ready_offline=ready_offline,
+            rank=RANK,
+            auto_memory=AUTO_MEMORY,
         )
     )
