@@ -1,4 +1,4 @@
-"""What the watching tools say to the agent (behaviour.md 3.3 to 3.7, 4.4, 9.4).
+"""What the watching tools say to the agent (behaviour.md 3.3 to 3.7, 4.4, 9.4, 14.1).
 
 A refusal is advice, not a fault: it says what happened and what the agent
 should do next, and the server returns it as a tool result with `isError`.
@@ -179,11 +179,11 @@ def blank_text() -> str:
     return "Nothing was said: `text` is blank. Put the words to speak in `text`."
 
 
-def text_not_a_string(given: str) -> str:
-    """speak step 1: `text` is there but not a string; `given` names what it is (3.1)."""
+def text_not_a_string(kind: str) -> str:
+    """speak step 1: `text` is there but not a string; `kind` is its JSON type (3.1)."""
     return (
-        f"Nothing was said: `text` must be a string of the words to say, but it is {given}. "
-        "Send the words in `text` as a JSON string."
+        f"Nothing was said: `text` must be a string, and this one is a JSON {kind}. "
+        "Put the words to say out loud in `text` as text."
     )
 
 
@@ -239,6 +239,58 @@ def gave_up(failures: int) -> str:
     return (
         f"speech was given up for the rest of this watch after {failures} voice helper "
         "failures in a row; a new watch starts a fresh voice"
+    )
+
+
+# confirm (14.1)
+
+NO_ANSWER_NO_ACTION = "There is no answer, so do not do what the question was about."
+
+
+def blank_question() -> str:
+    """confirm: nothing to ask."""
+    return (
+        "Nothing was asked: `question` is blank. Put the question to say out loud in "
+        f"`question`. {NO_ANSWER_NO_ACTION}"
+    )
+
+
+def question_not_text(kind: str) -> str:
+    """confirm: `question` is there but is not a string."""
+    return (
+        f"Nothing was asked: `question` must be a string, and this one is a JSON {kind}. "
+        f"Put the question to say out loud in `question` as text. {NO_ANSWER_NO_ACTION}"
+    )
+
+
+def question_too_long(count: int, maximum: int) -> str:
+    """confirm: a question of more code points than `maximum`."""
+    return (
+        f"Nothing was asked: the question is {count} characters long and confirm takes at "
+        f"most {maximum}. Restate what you would do in one short sentence and ask that. "
+        f"{NO_ANSWER_NO_ACTION}"
+    )
+
+
+def not_asked(reason: str) -> str:
+    """confirm: the question could not be said; `reason` is the refusal `speak` would give."""
+    return f"{reason} The question was not asked. {NO_ANSWER_NO_ACTION}"
+
+
+def confirm_during_wait() -> str:
+    """confirm while a wait_for_transcript is in flight: both would read the same lines."""
+    return (
+        "A wait_for_transcript call is running for this watch, and confirm listens to the "
+        "same transcript, so the question was not asked. Use the wait's result, then call "
+        f"confirm again. {NO_ANSWER_NO_ACTION}"
+    )
+
+
+def confirm_watch_stopped() -> str:
+    """confirm: the watch was stopped while it listened for the answer."""
+    return (
+        "The watch was stopped while confirm was listening for the answer, so there is none "
+        "and nothing should be done. Call watch_meeting first to follow a meeting again."
     )
 
 
@@ -340,6 +392,19 @@ SPEAK_DESCRIPTION = (
 SPEAK_TEXT_DESCRIPTION = "The words to say out loud."
 SPEAK_EMOTION_DESCRIPTION = "The tone of delivery; neutral when omitted."
 
+CONFIRM_DESCRIPTION = (
+    "Asks a yes-or-no question out loud and waits for the spoken answer. Use it before "
+    "anything that changes files, runs commands or sends something: restate the action in "
+    "one short sentence and ask. The answer is yes, no, or no answer (silence, or nothing "
+    "clear before the timeout); act only on yes. The lines heard meanwhile come back in "
+    "heard and are not returned again by wait_for_transcript. The question counts as an "
+    "utterance, so it is turned down when speak would be."
+)
+CONFIRM_QUESTION_DESCRIPTION = "The yes-or-no question to say out loud, in one short sentence."
+CONFIRM_TIMEOUT_DESCRIPTION = (
+    "The longest to wait for the answer after the question, in seconds; 90 when omitted."
+)
+
 STOP_WATCHING_DESCRIPTION = (
     "Ends the watch: withdraws the indication that an assistant is listening and frees the voice."
 )
@@ -351,6 +416,7 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
     "watch_meeting": WATCH_MEETING_DESCRIPTION,
     "wait_for_transcript": WAIT_FOR_TRANSCRIPT_DESCRIPTION,
     "speak": SPEAK_DESCRIPTION,
+    "confirm": CONFIRM_DESCRIPTION,
     "stop_watching": STOP_WATCHING_DESCRIPTION,
 }
 """Each tool's description, in the exact order of tools/list."""
@@ -364,5 +430,6 @@ PROPERTY_DESCRIPTIONS: dict[str, dict[str, str]] = {
     "watch_meeting": {"session": WATCH_MEETING_SESSION_DESCRIPTION},
     "wait_for_transcript": {"timeout_s": WAIT_TIMEOUT_DESCRIPTION},
     "speak": {"text": SPEAK_TEXT_DESCRIPTION, "emotion": SPEAK_EMOTION_DESCRIPTION},
+    "confirm": {"question": CONFIRM_QUESTION_DESCRIPTION, "timeout_s": CONFIRM_TIMEOUT_DESCRIPTION},
 }
 """Each input property's description, by tool and property name."""

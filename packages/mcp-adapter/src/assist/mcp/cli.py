@@ -94,6 +94,24 @@ def say_command(argv: list[str]) -> int:
     return run(argv)
 
 
+LISTEN_MISSING = (
+    "assist listen: the listener is not installed (it is the assist-listen package); install it "
+    "with pip install 'assist-core[listen]', or uv sync in a checkout of assist"
+)
+
+
+def listen_command(argv: list[str]) -> int:
+    """`assist listen ...`: record a meeting from a microphone (assist-listen, when installed)."""
+    try:
+        from assist.listen.command import listen_command as run
+    except ModuleNotFoundError as missing:
+        if missing.name not in ("assist.listen", "assist.listen.command"):
+            raise
+        print(LISTEN_MISSING, file=sys.stderr)
+        return 2
+    return run(argv)
+
+
 def main(argv: list[str] | None = None) -> int:
     arguments = sys.argv[1:] if argv is None else list(argv)
     direct = {
@@ -103,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         "demo": demo_command,
         "doctor": doctor_command,
         "say": say_command,
+        "listen": listen_command,
     }
     if arguments and arguments[0] in direct:
         return direct[arguments[0]](arguments[1:])
@@ -117,6 +136,7 @@ def main(argv: list[str] | None = None) -> int:
         "doctor", help="what the assistant would use here and whether its voice can start"
     )
     commands.add_parser("say", help="speak one line through the voice helper, as a watch would")
+    commands.add_parser("listen", help="record a meeting from a microphone into a session folder")
     args = parser.parse_args(arguments)
     return int(args.run(args))
 

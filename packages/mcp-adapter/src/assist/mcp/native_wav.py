@@ -1,10 +1,10 @@
-"""The growing `audio/room.native.wav` that keeps a replayed session live (behaviour 1.6).
+"""The growing `audio/room.native.wav` that keeps a session live (behaviour 1.6).
 
 A recorder writes the room's microphone to this file every 200 ms while it captures, and a
-session counts as live while the file keeps changing. Replay does the same with real silence:
-each `grow` appends the frames for the time that passed and rewrites the two sizes in the
-header, so the file is a valid 16-bit mono PCM WAV at every moment, as a reader of a real
-recording would find it.
+session counts as live while the file keeps changing. `assist listen` appends what it captures
+(`append`); replay does the same with real silence (`grow` appends the frames for the time
+that passed). Each write rewrites the two sizes in the header, so the file is a valid 16-bit
+mono PCM WAV at every moment, as a reader of a real recording would find it.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ LONGEST_GROW_S = 5.0
 
 
 class GrowingWav:
-    """A mono 16-bit WAV of silence that grows as time passes, then is removed."""
+    """A mono 16-bit WAV that grows as audio (or silence) is appended, then is removed."""
 
     def __init__(self, path: Path, rate: int = RATE_HZ) -> None:
         self.path = path
@@ -41,9 +41,14 @@ class GrowingWav:
         exact = min(max(seconds, 0.0), LONGEST_GROW_S) * self.rate + self._remainder
         frames = int(exact)
         self._remainder = exact - frames
+        self.append(bytes(frames * SAMPLE_BYTES))
+
+    def append(self, pcm: bytes) -> None:
+        """Append 16-bit little-endian mono samples and bring the header's sizes up to date
+        (the modification time moves even when `pcm` is empty)."""
         self._file.seek(0, os.SEEK_END)
-        self._file.write(bytes(frames * SAMPLE_BYTES))
-        self.frames += frames
+        self._file.write(pcm)
+        self.frames += len(pcm) // SAMPLE_BYTES
         data_bytes = self.frames * SAMPLE_BYTES
         self._file.seek(4)
         self._file.write(struct.pack("<I", HEADER_BYTES - 8 + data_bytes))
