@@ -22,8 +22,8 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from assist.mcp.server import guarded
-from assist.mcp.transport import reply_line
+from assist.mcp.server.server import guarded
+from assist.mcp.server.transport import reply_line
 from mcp.shared.exceptions import MCPError
 
 sys.path.insert(0, str(Path(__file__).parent))
