@@ -162,6 +162,7 @@ def test_every_text_function_says_something() -> None:
         "failures": 3,
         "tool": "speak",
         "wait_s": 5.0,
+        "kind": "number",
     }
     public = [
         function
@@ -185,6 +186,7 @@ def test_the_tools_are_described_in_the_order_of_tools_list() -> None:
         "watch_meeting",
         "wait_for_transcript",
         "speak",
+        "confirm",
         "stop_watching",
     ]
     assert all(len(text.split()) >= 5 for text in descriptions.TOOL_DESCRIPTIONS.values())
@@ -196,7 +198,9 @@ def test_the_property_descriptions_cover_every_input_property() -> None:
         "watch_meeting": {"session"},
         "wait_for_transcript": {"timeout_s"},
         "speak": {"text", "emotion"},
+        "confirm": {"question", "timeout_s"},
     }
+    assert "90" in descriptions.CONFIRM_TIMEOUT_DESCRIPTION
     assert "30" in descriptions.WAIT_TIMEOUT_DESCRIPTION
     assert "neutral" in descriptions.SPEAK_EMOTION_DESCRIPTION
     assert "`next`" in descriptions.TRANSCRIPT_SINCE_DESCRIPTION
@@ -214,3 +218,29 @@ def test_the_watching_tool_descriptions_carry_what_an_agent_must_know() -> None:
     assert "pause" in speak
     assert "allowance" in speak
     assert "frees the voice" in descriptions.STOP_WATCHING_DESCRIPTION
+
+
+def test_the_confirm_description_says_when_to_ask_and_to_act_only_on_yes() -> None:
+    text = descriptions.CONFIRM_DESCRIPTION
+    assert "out loud" in text
+    assert "changes files, runs commands or sends" in text
+    assert "act only on yes" in text
+    assert "no answer" in text
+    assert "heard" in text and "wait_for_transcript" in text
+    assert "utterance" in text
+
+
+def test_every_confirm_refusal_says_not_to_act() -> None:
+    texts = [
+        refusals.blank_question(),
+        refusals.question_not_text("number"),
+        refusals.question_too_long(700, 600),
+        refusals.not_asked(refusals.held("the pause is running, 5 seconds to go")),
+        refusals.confirm_during_wait(),
+        refusals.confirm_watch_stopped(),
+    ]
+    for text in texts:
+        assert "Nothing was asked" in text or "not asked" in text or "there is none" in text
+        assert "do not do" in text or "nothing should be done" in text
+    assert "700" in texts[2] and "600" in texts[2]
+    assert "5 seconds to go" in texts[3] and "was not spoken" in texts[3]

@@ -8,11 +8,13 @@ import attrs
 import pytest
 from assist.core.engines import ENGINE_PACKAGES
 from assist.core.settings import (
+    END_SILENCE_RANGE_MS,
     JSON_PATHS,
     KEYS,
     U32_MAX,
     AssistantSettings,
     EngineVoice,
+    ListenSettings,
     SettingError,
     Settings,
     VoiceSettings,
@@ -448,6 +450,38 @@ def test_the_sessions_dir_refusal_names_the_live_session():
     assert "2026-08-29T1101-smoke" in sessions_dir_live_refusal("2026-08-29T1101-smoke")
 
 
+def test_the_listen_keys_read_from_their_section_with_per_key_fallback():
+    settings, warnings = parse_settings(
+        {"listen": {"stt": "Whisper", "model": "base.en", "device": "USB", "end_silence_ms": 5}}
+    )
+    assert settings.listen == ListenSettings(stt="whisper", model="base.en", device="USB")
+    assert len(warnings) == 1
+    assert "listen.end_silence_ms" in warnings[0]
+
+
+def test_auto_and_default_clear_the_listen_engine_model_and_devices():
+    doc = {"listen": {"stt": "whisper", "model": "tiny.en", "call_device": "monitor"}}
+    for key, value in (("listen.stt", "auto"), ("listen.model", "default")):
+        doc = set_key(doc, key, value, ambient_file=False)
+    doc = set_key(doc, "listen.call_device", "default", ambient_file=False)
+    assert doc == {"listen": {"stt": None, "model": None, "call_device": None}}
+    assert parse_settings(doc)[0].listen == ListenSettings()
+
+
+@pytest.mark.parametrize("text", ["", "six hundred", "-5", "99", "10001", "600.5"])
+def test_an_end_silence_outside_its_range_or_not_whole_is_refused(text):
+    with pytest.raises(SettingError, match=r"listen.end_silence_ms not changed.*600"):
+        set_key({}, "listen.end_silence_ms", text, ambient_file=False)
+
+
+def test_a_recogniser_name_with_spaces_or_slashes_is_refused():
+    for text in ("faster whisper", "../whisper"):
+        with pytest.raises(SettingError, match=r"listen\.stt not changed"):
+            set_key({}, "listen.stt", text, ambient_file=False)
+    doc = set_key({}, "listen.stt", "Pocketsphinx", ambient_file=False)
+    assert doc == {"listen": {"stt": "pocketsphinx"}}
+
+
 # Properties ------------------------------------------------------------------------------
 
 words = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1).filter(
@@ -474,6 +508,14 @@ settings_strategy = st.builds(
         reference=optional_words,
         helper_dir=optional_words,
         fallback=st.none() | st.sampled_from(("none", *SHIPPED, *INSTALLED)),
+    ),
+    listen=st.builds(
+        ListenSettings,
+        stt=st.none() | st.from_regex(r"[a-z0-9][a-z0-9._-]{0,20}", fullmatch=True),
+        model=optional_words,
+        device=optional_words,
+        call_device=optional_words,
+        end_silence_ms=st.integers(*END_SILENCE_RANGE_MS),
     ),
 )
 
@@ -514,10 +556,15 @@ json_values = st.recursive(
 
 @given(
     st.dictionaries(
-        st.sampled_from(["assistant", "voice", "sessions_dir", "talk"]),
+        st.sampled_from(["assistant", "voice", "sessions_dir", "listen", "talk"]),
         json_values
         | st.dictionaries(
-            st.sampled_from(["enabled", "name", "cooldown_s", "engine", "fallback", "cue"]),
+            st.sampled_from(
+                [
+                    *("enabled", "name", "cooldown_s", "engine", "fallback", "cue"),
+                    *("stt", "end_silence_ms", "device"),
+                ]
+            ),
             json_values,
         ),
     )
@@ -527,4 +574,6 @@ def test_reading_any_document_gives_valid_settings_and_never_raises(document):
     assert settings.assistant.name.strip()
     assert 0 <= settings.assistant.cooldown_s <= U32_MAX
     assert settings.voice.engine in (None, *SHIPPED, *INSTALLED)
+    low, high = END_SILENCE_RANGE_MS
+    assert low <= settings.listen.end_silence_ms <= high
     assert all(isinstance(warning, str) for warning in warnings)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import wave
 from pathlib import Path
 
-from assist.mcp.native_wav import GrowingWav
+from assist.mcp.replay.native_wav import GrowingWav
 
 
 def test_the_room_wav_reads_as_a_wav_of_the_silence_so_far_after_every_growth(
@@ -33,3 +33,15 @@ def test_removing_the_wav_deletes_it_so_the_session_ends(tmp_path: Path) -> None
     wav.grow(0.2)
     wav.remove()
     assert not wav.path.exists()
+
+
+def test_appended_audio_reads_back_exactly_after_every_append(tmp_path: Path) -> None:
+    wav = GrowingWav(tmp_path / "room.native.wav", rate=48000)
+    written = b""
+    for block in (b"\x01\x00\xff\x7f", b"", b"\x00\x80" * 300):
+        wav.append(block)
+        written += block
+        with wave.open(str(wav.path), "rb") as reader:
+            assert reader.getframerate() == 48000
+            assert reader.readframes(reader.getnframes()) == written
+    assert wav.frames == len(written) // 2

@@ -49,6 +49,19 @@ SPEAK_DESCRIPTION = (
 SPEAK_TEXT_DESCRIPTION = "The words to say out loud."
 SPEAK_EMOTION_DESCRIPTION = "The tone of delivery; neutral when omitted."
 
+CONFIRM_DESCRIPTION = (
+    "Asks a yes-or-no question out loud and waits for the spoken answer. Use it before "
+    "anything that changes files, runs commands or sends something: restate the action in "
+    "one short sentence and ask. The answer is yes, no, or no answer (silence, or nothing "
+    "clear before the timeout); act only on yes. The lines heard meanwhile come back in "
+    "heard and are not returned again by wait_for_transcript. The question counts as an "
+    "utterance, so it is turned down when speak would be."
+)
+CONFIRM_QUESTION_DESCRIPTION = "The yes-or-no question to say out loud, in one short sentence."
+CONFIRM_TIMEOUT_DESCRIPTION = (
+    "The longest to wait for the answer after the question, in seconds; 90 when omitted."
+)
+
 STOP_WATCHING_DESCRIPTION = (
     "Ends the watch: withdraws the indication that an assistant is listening and frees the voice."
 )
@@ -60,6 +73,7 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
     "watch_meeting": WATCH_MEETING_DESCRIPTION,
     "wait_for_transcript": WAIT_FOR_TRANSCRIPT_DESCRIPTION,
     "speak": SPEAK_DESCRIPTION,
+    "confirm": CONFIRM_DESCRIPTION,
     "stop_watching": STOP_WATCHING_DESCRIPTION,
 }
 """Each tool's description, in the exact order of tools/list."""
@@ -73,5 +87,6 @@ PROPERTY_DESCRIPTIONS: dict[str, dict[str, str]] = {
     "watch_meeting": {"session": WATCH_MEETING_SESSION_DESCRIPTION},
     "wait_for_transcript": {"timeout_s": WAIT_TIMEOUT_DESCRIPTION},
     "speak": {"text": SPEAK_TEXT_DESCRIPTION, "emotion": SPEAK_EMOTION_DESCRIPTION},
+    "confirm": {"question": CONFIRM_QUESTION_DESCRIPTION, "timeout_s": CONFIRM_TIMEOUT_DESCRIPTION},
 }
 """Each input property's description, by tool and property name."""

@@ -1,11 +1,17 @@
-"""The `watch` prompt (behaviour.md 3.9): how an agent takes part in a meeting.
+"""The `watch` prompt (behaviour.md 3.9): how an agent takes part in a meeting; and the
+`talk` prompt (13): how it holds a spoken conversation with its user.
 
-The server serves this prompt itself, so any client connected to it can start a
+The server serves these prompts itself, so any client connected to it can start a
 watch with no other setup (Claude Code offers it as `/mcp__<server>__watch`).
-It gives the agent its name, the loop of the four watching tools, when to speak
-and when to keep quiet, how to phrase a spoken line, and how to finish. Short
+The `watch` prompt gives the agent its name, the loop of the four watching tools, when
+to speak and when to keep quiet, how to phrase a spoken line, and how to finish. Short
 turns matter: each agent turn costs money, so the prompt asks for tool calls and
 almost no prose between them.
+
+The `talk` prompt makes the agent the slow "brain" behind a fast local voice (after
+AGENT-A, shared/agent-a.md): one personality in the first person, a few words at once
+and the work after, a spoken yes through `confirm` before anything that changes the
+world, and answers short enough to be heard.
 """
 
 from __future__ import annotations
@@ -59,8 +65,65 @@ contributed, if you spoke at all. If the user wants you to stop sooner, call sto
 
 def watch_prompt(name: str, focus: str | None) -> str:
     """The prompt text for assistant `name`; a non-blank `focus` is added at the end."""
-    text = PROMPT.format(name=name)
+    return _with_focus(PROMPT.format(name=name), FOCUS_LEAD_IN, focus)
+
+
+def _with_focus(text: str, lead_in: str, focus: str | None) -> str:
     extra = focus.strip() if focus else ""
-    if extra:
-        text += f"\n\n{FOCUS_LEAD_IN} {extra}"
-    return text
+    return f"{text}\n\n{lead_in} {extra}" if extra else text
+
+
+# The `talk` prompt (13) ------------------------------------------------------------------
+
+TALK_PROMPT_NAME = "talk"
+
+TALK_PROMPT_TITLE = "Talk with me"
+
+TALK_PROMPT_DESCRIPTION = (
+    "Hold a spoken conversation with the user through this computer's microphone and "
+    "speaker, asking aloud before doing anything that changes the world."
+)
+
+TALK_FOCUS_DESCRIPTION = (
+    "Optional extra guidance: what the conversation is about, or how the assistant should "
+    "conduct itself."
+)
+
+TALK_FOCUS_LEAD_IN = "The user adds this guidance for the conversation:"
+"""Put before the trimmed focus, after a blank line, at the end of the `talk` prompt."""
+
+TALK_PROMPT = """\
+You are {name}, and this is a spoken conversation with the user: they talk to you through \
+the microphone of this computer and hear you through its speaker. What they say reaches you \
+as a transcript; what you say with speak is said aloud.
+
+1. Call start_conversation once. It starts listening and greets the user. If it fails, \
+explain the reason to the user and go no further.
+
+2. Then loop on wait_for_transcript: read what the user said, answer or act, and wait again. \
+While the conversation is live, end every turn with a tool call, never with a plain reply.
+
+3. You are one person speaking in the first person ("I'll check", "let me look"). Never \
+mention another model, a system behind you, or passing anything on.
+
+4. When the user asks for something, first call speak with two or three words of \
+acknowledgement ("Sure, one moment."), then do the work.
+
+5. Before anything that changes files, runs commands or sends anything, restate it in one \
+sentence and call confirm with that question. Act only when the answer is yes; on no or \
+no answer, do not act, and say so briefly.
+
+6. Answer in one to three short sentences meant for the ear, with no markdown, lists, links \
+or code. For a long result, say the gist aloud and that the details are in the chat, and \
+write the details there.
+
+7. Speech recognition confuses words, names above all. When a word sounds misheard, ask \
+back about it rather than guess.
+
+8. When the user says goodbye, call stop_watching. A status of ended or off closes the \
+conversation: then tell the user so in one line."""
+
+
+def talk_prompt(name: str, focus: str | None) -> str:
+    """The `talk` prompt for assistant `name`; a non-blank `focus` is added at the end."""
+    return _with_focus(TALK_PROMPT.format(name=name), TALK_FOCUS_LEAD_IN, focus)

@@ -1,4 +1,4 @@
-"""What the watching tools say when they refuse (behaviour.md 3.3 to 3.7, 4.4, 9.4).
+"""What the watching tools say when they refuse (behaviour.md 3.3 to 3.7, 4.4, 9.4, 14.1).
 
 A refusal is advice, not a fault: it says what happened and what the agent
 should do next, and the server returns it as a tool result with `isError`.
@@ -207,6 +207,58 @@ def gave_up(failures: int) -> str:
     return (
         f"speech was given up for the rest of this watch after {failures} voice helper "
         "failures in a row; a new watch starts a fresh voice"
+    )
+
+
+# confirm (14.1)
+
+NO_ANSWER_NO_ACTION = "There is no answer, so do not do what the question was about."
+
+
+def blank_question() -> str:
+    """confirm: nothing to ask."""
+    return (
+        "Nothing was asked: `question` is blank. Put the question to say out loud in "
+        f"`question`. {NO_ANSWER_NO_ACTION}"
+    )
+
+
+def question_not_text(kind: str) -> str:
+    """confirm: `question` is there but is not a string."""
+    return (
+        f"Nothing was asked: `question` must be a string, and this one is a JSON {kind}. "
+        f"Put the question to say out loud in `question` as text. {NO_ANSWER_NO_ACTION}"
+    )
+
+
+def question_too_long(count: int, maximum: int) -> str:
+    """confirm: a question of more code points than `maximum`."""
+    return (
+        f"Nothing was asked: the question is {count} characters long and confirm takes at "
+        f"most {maximum}. Restate what you would do in one short sentence and ask that. "
+        f"{NO_ANSWER_NO_ACTION}"
+    )
+
+
+def not_asked(reason: str) -> str:
+    """confirm: the question could not be said; `reason` is the refusal `speak` would give."""
+    return f"{reason} The question was not asked. {NO_ANSWER_NO_ACTION}"
+
+
+def confirm_during_wait() -> str:
+    """confirm while a wait_for_transcript is in flight: both would read the same lines."""
+    return (
+        "A wait_for_transcript call is running for this watch, and confirm listens to the "
+        "same transcript, so the question was not asked. Use the wait's result, then call "
+        f"confirm again. {NO_ANSWER_NO_ACTION}"
+    )
+
+
+def confirm_watch_stopped() -> str:
+    """confirm: the watch was stopped while it listened for the answer."""
+    return (
+        "The watch was stopped while confirm was listening for the answer, so there is none "
+        "and nothing should be done. Call watch_meeting first to follow a meeting again."
     )
 
 

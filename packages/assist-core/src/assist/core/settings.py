@@ -71,6 +71,26 @@ class VoiceSettings:
     fallback: str | None = None
 
 
+END_SILENCE_MS = 600
+"""The end-of-turn silence of `assist listen` in a meeting (behaviour.md 12.1)."""
+END_SILENCE_RANGE_MS = (100, 10_000)
+"""`listen.end_silence_ms` bounds: under 100 ms every pause between words ends a turn; past
+10 s a turn would end only at the 15 s cut."""
+NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
+"""What a recogniser's name may hold: the set is open (plugins), so any such name is kept."""
+
+
+@attrs.frozen
+class ListenSettings:
+    """The `listen` section (ours, behaviour.md 12.6); None means "the default here"."""
+
+    stt: str | None = None
+    model: str | None = None
+    device: str | None = None
+    call_device: str | None = None
+    end_silence_ms: int = END_SILENCE_MS
+
+
 @attrs.frozen
 class ConversationSettings:
     """The `conversation` section (13): fillers, the ceilings and the end of a turn."""
@@ -98,6 +118,7 @@ class Settings:
     voice: VoiceSettings = VoiceSettings()
     conversation: ConversationSettings = ConversationSettings()
     confirm: ConfirmSettings = ConfirmSettings()
+    listen: ListenSettings = ListenSettings()
 
 
 class SettingError(ValueError):
@@ -143,6 +164,16 @@ KEYS: tuple[str, ...] = (
 """The keys of `assist config KEY VALUE`, in the order of behaviour.md 2.3, then those of
 13 and 14.1."""
 
+LISTEN_KEYS: tuple[str, ...] = (
+    "listen.stt",
+    "listen.model",
+    "listen.device",
+    "listen.call_device",
+    "listen.end_silence_ms",
+)
+"""The keys of `assist listen` (behaviour.md 12.6), after those of 2.3."""
+KEYS = (*KEYS, *LISTEN_KEYS)
+
 JSON_PATHS: dict[str, tuple[str, ...]] = {
     key: ("assistant", "enabled") if key == "assistant" else tuple(key.split(".")) for key in KEYS
 }
@@ -186,7 +217,9 @@ def parse_settings(data: object, *, engines: Collection[str] = ()) -> tuple[Sett
         fallback=_read(section, "voice.fallback", _engine_reader(engines, True), None, warnings),
     )
     sessions_dir = _read(data, "sessions_dir", _text_value, None, warnings)
-    return Settings(sessions_dir, assistant, voice, *_talk_sections(data, warnings)), warnings
+    talk = _talk_sections(data, warnings)
+    listen = _listen(data, warnings)
+    return Settings(sessions_dir, assistant, voice, *talk, listen=listen), warnings
 
 
 def _talk_sections(
@@ -217,6 +250,39 @@ def _read_phrases(
     if section.get(key.rsplit(".", 1)[-1]) is None:
         return default
     return _read(section, key, _phrases_value, default, warnings)
+
+
+def _listen(data: dict[str, Any], warnings: list[str]) -> ListenSettings:
+    section = _section(data, "listen", warnings)
+    return ListenSettings(
+        stt=_read(section, "listen.stt", _recogniser_value, None, warnings),
+        model=_read(section, "listen.model", _text_value, None, warnings),
+        device=_read(section, "listen.device", _text_value, None, warnings),
+        call_device=_read(section, "listen.call_device", _text_value, None, warnings),
+        end_silence_ms=_read(
+            section, "listen.end_silence_ms", _end_silence_value, END_SILENCE_MS, warnings
+        ),
+    )
+
+
+def _recogniser_value(value: object) -> str | None:
+    if not isinstance(value, str):
+        raise TypeError("expected a recogniser name, auto or null")
+    name = value.strip().lower()
+    if name in AUTO_WORDS or not name:
+        return None
+    if not set(name) <= NAME_CHARACTERS:
+        raise ValueError("a recogniser name holds letters, digits, '.', '_' and '-' only")
+    return name
+
+
+def _end_silence_value(value: object) -> int:
+    low, high = END_SILENCE_RANGE_MS
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"expected a whole number of milliseconds from {low} to {high}")
+    if not low <= value <= high:
+        raise ValueError(f"expected a whole number of milliseconds from {low} to {high}")
+    return value
 
 
 def _section(data: dict[str, Any], name: str, warnings: list[str]) -> dict[str, Any]:
@@ -407,7 +473,26 @@ def _parse_cli_value(key: str, value: str, engines: Collection[str]) -> Any:
         return _parse_duration(key, text)
     if key in WORD_LIST_KEYS:
         return _parse_phrases(key, text)
+    if key == "listen.stt":
+        return _parse_with(key, text, _recogniser_value, "a recogniser name such as whisper")
+    if key == "listen.end_silence_ms":
+        low, high = END_SILENCE_RANGE_MS
+        if text.isascii() and text.isdigit():
+            return _parse_with(key, int(text), _end_silence_value, "600")
+        raise SettingError(
+            f"{key} not changed: {text!r} is not a whole number of milliseconds from {low} "
+            f"to {high}; give a number such as 600"
+        )
     return None if not text or text.lower() == "default" else text
+
+
+def _parse_with(key: str, value: object, check: Callable[[object], T], example: str) -> T:
+    try:
+        return check(value)
+    except (TypeError, ValueError) as problem:
+        raise SettingError(
+            f"{key} not changed: {show(value)} is not usable ({problem}); give {example}"
+        ) from None
 
 
 def _parse_bool(key: str, text: str) -> bool:
@@ -500,6 +585,12 @@ def describe(settings: Settings) -> list[tuple[str, str]]:
         shown[key] = str(getattr(conversation, key.split(".")[1]))
     shown["confirm.yes_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.yes_words)
     shown["confirm.no_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.no_words)
+    listen = settings.listen
+    shown["listen.stt"] = listen.stt or "auto"
+    shown["listen.model"] = listen.model or "default"
+    shown["listen.device"] = listen.device or "default"
+    shown["listen.call_device"] = listen.call_device or "default"
+    shown["listen.end_silence_ms"] = str(listen.end_silence_ms)
     return [(key, shown[key]) for key in KEYS]
 
 

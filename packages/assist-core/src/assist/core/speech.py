@@ -1,16 +1,20 @@
-"""Whether a `speak` call's words can be said at all (behaviour.md 3.6, steps 1 to 3).
+"""Whether a `speak` call's words can be said at all (behaviour.md 3.6, steps 1 to 3), and a
+`confirm` call's question (14.1).
 
 These checks come before anything else `speak` does, so a malformed line is
 turned down without touching the settings, the gate or the lock. The agent's
 arguments are read leniently: a `text` that is missing or not a string is
 blank, an `emotion` that is missing or not a string is neutral. Emotions are
-matched case-sensitively against the six tones.
+matched case-sensitively against the six tones. A `confirm` question passes the
+same length rule and is said in the neutral tone; one that is not a string is
+named as such, since a missing question and a number are different mistakes.
 """
 
 from __future__ import annotations
 
 import attrs
 from assist.core import refusals
+from assist.core.json_values import json_kind
 from assist.core.tones import NEUTRAL, TONES
 
 MAX_SPEECH_CHARS = 600
@@ -44,3 +48,15 @@ def check_speech(text: object, emotion: object) -> SpeechOk | Refusal:
     if tone not in TONES:
         return Refusal(refusals.unknown_emotion(tone))
     return SpeechOk(words, tone)
+
+
+def check_question(question: object) -> SpeechOk | Refusal:
+    """Trim and check a `confirm` question, in order: not a string, blank, too long."""
+    if question is not None and not isinstance(question, str):
+        return Refusal(refusals.question_not_text(json_kind(question)))
+    words = question.strip() if isinstance(question, str) else ""
+    if not words:
+        return Refusal(refusals.blank_question())
+    if len(words) > MAX_SPEECH_CHARS:
+        return Refusal(refusals.question_too_long(len(words), MAX_SPEECH_CHARS))
+    return SpeechOk(words, NEUTRAL)

@@ -1,0 +1,90 @@
+"""How `confirm` listens for its answer (behaviour.md 14.1): which lines it takes, which decide.
+
+`confirm` says a question aloud and then reads the transcript from the watch's cursor. Every
+line it reads is consumed and comes back in `heard`, so nothing the user said is lost and the
+next wait starts after it, with two exceptions: blank lines, and the assistant's own voice
+coming back through the microphone (6), above all the echo of the question itself, which is
+never taken as the answer. A line that reached the transcript before the question had ended
+cannot answer it, so it is heard but not weighed. Lines after the question are weighed in
+order by the yes/no rule (`answers`); the first `yes` or `no` decides, and lines after it are
+left for the next wait. Silence, or only unclear lines until the timeout, is `no answer`: the
+agent must not act.
+
+Pure: the shell reads the lines with their numbers in `raw.jsonl` and says which are its own
+voice; this module decides.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from typing import Literal
+
+import attrs
+from assist.core.answers import NO_WORDS, YES_WORDS, classify
+from assist.core.lines import RawLine, render
+
+Verdict = Literal["yes", "no", "no answer"]
+NO_ANSWER: Verdict = "no answer"
+
+TIMEOUT_DEFAULT_S = 90
+"""AGENT-A's wait for a spoken yes: long enough to think it over, short enough that a
+forgotten question does not hold the conversation."""
+
+TIMEOUT_MIN_S = 5
+TIMEOUT_MAX_S = 120
+"""Bounds of `timeout_s`: a person needs a few seconds to hear a question out and answer it,
+and two minutes is the longest any watching call waits."""
+
+
+def confirm_timeout(value: object) -> int:
+    """The `timeout_s` argument read leniently, like `wait_for_transcript`'s: an integer >= 0
+    (a JSON boolean is not one) clamped to [5, 120]; anything else, or missing, means 90."""
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        return TIMEOUT_DEFAULT_S
+    return min(max(value, TIMEOUT_MIN_S), TIMEOUT_MAX_S)
+
+
+@attrs.frozen
+class Listened:
+    """What one look at the transcript gave.
+
+    `heard`: the lines taken, rendered. `answer`: `yes` or `no` once a line decided, else
+    None (keep listening). `next`: the cursor after the lines taken (just after the deciding
+    line when one decided). `left_out_as_your_own_voice`: lines dropped as echoes.
+    """
+
+    heard: tuple[str, ...]
+    answer: Literal["yes", "no"] | None
+    next: int
+    left_out_as_your_own_voice: int = 0
+
+
+def listen(
+    lines: Sequence[tuple[int, RawLine]],
+    next_line: int,
+    *,
+    asked_through: int,
+    own_voice: Callable[[str], bool],
+    yes_words: Iterable[str] = YES_WORDS,
+    no_words: Iterable[str] = NO_WORDS,
+) -> Listened:
+    """Take `lines` (each with its number in `raw.jsonl`, in order) up to the first that
+    answers; `next_line` is the cursor after all of them. Lines numbered below
+    `asked_through` reached the transcript before the question ended: heard, never weighed."""
+    yes, no = tuple(yes_words), tuple(no_words)
+    heard: list[str] = []
+    echoes = 0
+    for number, line in lines:
+        text = line.text.strip()
+        if not text:
+            continue
+        if own_voice(text):
+            echoes += 1
+            continue
+        heard.append(render(line))
+        if number < asked_through:
+            continue
+        answer = classify(text, yes, no)
+        if answer != "unclear":
+            return Listened(tuple(heard), answer, number + 1, echoes)
+    return Listened(tuple(heard), None, next_line, echoes)

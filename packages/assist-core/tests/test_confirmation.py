@@ -1,0 +1,135 @@
+"""How `confirm` reads its answer (behaviour.md 14.1), and its question and timeout checks."""
+
+from __future__ import annotations
+
+import pytest
+from assist.core import refusals
+from assist.core.answers import NO_WORDS, YES_WORDS, classify
+from assist.core.confirmation import (
+    TIMEOUT_DEFAULT_S,
+    TIMEOUT_MAX_S,
+    TIMEOUT_MIN_S,
+    Listened,
+    confirm_timeout,
+    listen,
+)
+from assist.core.echo import is_echo
+from assist.core.lines import RawLine, render
+from assist.core.speech import MAX_SPEECH_CHARS, Refusal, SpeechOk, check_question
+from hypothesis import given
+from hypothesis import strategies as st
+
+QUESTION = "Shall I go ahead and file the task to check version 1.8?"
+
+
+def line(text: str, start_s: int = 0) -> RawLine:
+    return RawLine("room", start_s * 1000, start_s * 1000 + 900, text)
+
+
+def numbered(*texts: str, first: int = 0) -> list[tuple[int, RawLine]]:
+    return [(first + n, line(text, first + n)) for n, text in enumerate(texts)]
+
+
+def not_echo(text: str) -> bool:
+    return False
+
+
+def echo_of_question(text: str) -> bool:
+    return is_echo(text, [QUESTION])
+
+
+def test_the_first_yes_after_the_question_decides_and_the_lines_after_it_are_left() -> None:
+    lines = numbered("hmm, let me think", "yes, go ahead", "and also the docs")
+    got = listen(lines, 3, asked_through=0, own_voice=not_echo)
+    assert got == Listened(heard=(render(lines[0][1]), render(lines[1][1])), answer="yes", next=2)
+
+
+def test_the_first_no_decides_even_when_a_yes_follows() -> None:
+    got = listen(numbered("no, wait", "yes"), 2, asked_through=0, own_voice=not_echo)
+    assert got.answer == "no" and got.next == 1 and len(got.heard) == 1
+
+
+def test_unclear_lines_are_all_heard_and_the_cursor_moves_past_them() -> None:
+    got = listen(numbered("hmm", "", "let me think"), 7, asked_through=0, own_voice=not_echo)
+    assert got.answer is None
+    assert got.next == 7
+    assert [text.split(": ", 1)[1] for text in got.heard] == ["hmm", "let me think"]
+
+
+def test_the_echo_of_the_question_is_left_out_and_never_taken_as_the_answer() -> None:
+    lines = numbered("shall I go ahead and file the task to check version 1.8", "sure")
+    got = listen(lines, 2, asked_through=0, own_voice=echo_of_question)
+    assert classify(lines[0][1].text) == "yes"  # on its own words the echo would say yes
+    assert got.answer == "yes" and got.heard == (render(lines[1][1]),)
+    assert got.left_out_as_your_own_voice == 1
+    got = listen(lines[:1], 1, asked_through=0, own_voice=echo_of_question)
+    assert got == Listened((), None, 1, 1)
+
+
+def test_a_line_from_before_the_question_ended_is_heard_but_cannot_answer_it() -> None:
+    lines = numbered("yes and one more thing", "okay", first=4)
+    got = listen(lines, 6, asked_through=5, own_voice=not_echo)
+    assert got.answer == "yes" and got.next == 6
+    assert got.heard == (render(lines[0][1]), render(lines[1][1]))
+    got = listen(lines[:1], 5, asked_through=5, own_voice=not_echo)
+    assert got.answer is None and got.next == 5
+
+
+def test_the_word_lists_given_are_the_ones_used() -> None:
+    got = listen(numbered("ja"), 1, asked_through=0, own_voice=not_echo, yes_words=["ja"])
+    assert got.answer == "yes"
+
+
+@given(
+    st.lists(st.sampled_from([*YES_WORDS, *NO_WORDS, "hmm", "well", "the invoice", ""])),
+    st.integers(0, 10),
+)
+def test_the_answer_is_that_of_the_first_clear_line_after_the_question(
+    texts: list[str], asked_through: int
+) -> None:
+    lines = numbered(*texts)
+    got = listen(lines, len(texts), asked_through=asked_through, own_voice=not_echo)
+    weighed = [(n, classify(text)) for n, text in enumerate(texts) if n >= asked_through]
+    clear = [(n, answer) for n, answer in weighed if answer != "unclear" and texts[n].strip()]
+    if clear:
+        assert (got.answer, got.next) == (clear[0][1], clear[0][0] + 1)
+    else:
+        assert (got.answer, got.next) == (None, len(texts))
+    taken = [text for text in texts[: got.next] if text.strip()]
+    assert len(got.heard) == len(taken)
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"),
+    [
+        (None, TIMEOUT_DEFAULT_S),
+        ("30", TIMEOUT_DEFAULT_S),
+        (True, TIMEOUT_DEFAULT_S),
+        (-1, TIMEOUT_DEFAULT_S),
+        (30.0, TIMEOUT_DEFAULT_S),
+        (0, TIMEOUT_MIN_S),
+        (3, TIMEOUT_MIN_S),
+        (45, 45),
+        (500, TIMEOUT_MAX_S),
+    ],
+)
+def test_the_timeout_is_read_leniently_and_clamped_to_5_to_120(value: object, seconds: int) -> None:
+    assert confirm_timeout(value) == seconds
+    assert (TIMEOUT_DEFAULT_S, TIMEOUT_MIN_S, TIMEOUT_MAX_S) == (90, 5, 120)
+
+
+def test_a_question_is_trimmed_and_said_in_the_neutral_tone() -> None:
+    assert check_question("  Shall I?  ") == SpeechOk("Shall I?", "neutral")
+
+
+def test_a_blank_missing_long_or_non_text_question_is_refused_saying_not_to_act() -> None:
+    assert check_question("   ") == Refusal(refusals.blank_question())
+    assert check_question(None) == Refusal(refusals.blank_question())
+    long = check_question("x" * (MAX_SPEECH_CHARS + 1))
+    assert long == Refusal(refusals.question_too_long(MAX_SPEECH_CHARS + 1, MAX_SPEECH_CHARS))
+    number = check_question(42)
+    assert isinstance(number, Refusal)
+    assert "`question` must be a string" in number.text and "number" in number.text
+    for refused in (check_question(""), long, number):
+        assert isinstance(refused, Refusal)
+        assert "do not do what the question was about" in refused.text

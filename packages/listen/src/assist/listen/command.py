@@ -1,0 +1,246 @@
+"""`assist listen`: record a meeting into a session folder, as Ambient's recorder does.
+
+Everything that can fail before recording (the recogniser, the devices, the input file) is
+checked before the session folder is claimed, so a mistake never leaves an empty session
+behind; such a failure exits 2 with what to do. Then the session id and folder are printed on
+stdout, each track runs on its own thread, and this thread watches for the end: a signal
+(SIGINT, SIGTERM, SIGHUP), a `STOP` file in the session folder (looked for every 200 ms), the end
+of `--from` input, or a lost device. At the end the turns in progress are recognised and
+written, then `<track>.wav`, then `session.json`, and last the native WAVs are removed, so the
+session stops being live only once everything is in place.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import sys
+import threading
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from assist.core.lines import RawLine
+
+STOP_FILE = "STOP"
+STOP_POLL_S = 0.2
+"""Ambient's recorder looks for the STOP file every 200 ms (behaviour 12.2)."""
+USAGE_ERROR = 2
+ENDING_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+
+
+def parser() -> argparse.ArgumentParser:
+    result = argparse.ArgumentParser(
+        prog="assist listen",
+        description="Record a meeting into a session folder: capture, detect turns, recognise "
+        "them offline, one raw.jsonl line per turn. Ends on Ctrl-C, a STOP file in the session "
+        "folder, or the end of --from input.",
+    )
+    result.add_argument("--into", type=Path, metavar="ROOT", help="the sessions root")
+    result.add_argument("--name", help="name the recording (its slug ends the session id)")
+    result.add_argument(
+        "--from",
+        dest="source",
+        metavar="FILE|-",
+        help="a WAV file instead of a microphone, or - for 16 kHz mono s16le PCM on stdin",
+    )
+    result.add_argument(
+        "--fast", action="store_true", help="with --from FILE: as fast as it goes, not real time"
+    )
+    result.add_argument("--device", metavar="DEV", help="the room microphone (index or name)")
+    result.add_argument(
+        "--call-device", metavar="DEV", help="a second capture as the call track (index or name)"
+    )
+    result.add_argument("--stt", metavar="ENGINE", help="the recogniser (default: auto)")
+    result.add_argument("--model", help="the recogniser's model (default: its own)")
+    result.add_argument(
+        "--end-silence-ms",
+        type=int,
+        metavar="N",
+        help="silence that ends a turn, in ms (default 600)",
+    )
+    result.add_argument("--quiet", action="store_true", help="no terminal view on stderr")
+    result.add_argument("--devices", action="store_true", help="list input devices and exit")
+    return result
+
+
+def listen_command(argv: list[str]) -> int:
+    args = parser().parse_args(argv)
+    from assist.listen.devices import describe_devices, input_devices
+
+    if args.devices:
+        print(describe_devices(input_devices()))
+        return 0
+    try:
+        plan = _plan(args)
+    except _Refusal as refusal:
+        print(f"assist listen: {refusal}", file=sys.stderr)
+        return USAGE_ERROR
+    return _record(plan)
+
+
+class _Refusal(Exception):
+    pass
+
+
+class _Plan:
+    """What a recording will use, all checked before its folder is claimed."""
+
+    root: Path
+    name: str | None
+    sources: dict[str, Any]
+    recogniser: Any
+    rules: Any
+    quiet: bool
+
+
+def _plan(args: argparse.Namespace) -> _Plan:
+    from assist.core.settings import END_SILENCE_RANGE_MS
+    from assist.core.turns import TurnRules
+    from assist.listen.devices import DeviceError, find_device
+    from assist.listen.recognisers import RecogniserError, build_recogniser
+    from assist.listen.sources import CaptureError, DeviceSource, StdinSource, WavSource
+    from assist.mcp.speech.engine_choice import engine_names
+    from assist.mcp.store.config import ConfigFile
+    from assist.mcp.store.paths import config_path, sessions_root
+
+    location = config_path(os.environ)
+    settings = ConfigFile.at(location, engine_names(os.environ)).load()
+    listen = settings.listen
+    plan = _Plan()
+    plan.root = args.into or sessions_root(os.environ, settings, location)
+    plan.name = args.name
+    plan.quiet = args.quiet
+    end_silence = listen.end_silence_ms if args.end_silence_ms is None else args.end_silence_ms
+    low, high = END_SILENCE_RANGE_MS
+    if not low <= end_silence <= high:
+        raise _Refusal(f"--end-silence-ms {end_silence} is outside {low} to {high}; try 600")
+    plan.rules = TurnRules(end_silence_ms=end_silence)
+    if args.fast and (args.source is None or args.source == "-"):
+        raise _Refusal("--fast plays a --from FILE as fast as it goes; give --from FILE with it")
+    sources: dict[str, Any] = {}
+    try:
+        if args.source == "-":
+            sources["room"] = StdinSource()
+        elif args.source is not None:
+            sources["room"] = WavSource(Path(args.source), fast=args.fast)
+        else:
+            device = find_device(args.device or listen.device, track="room")
+            sources["room"] = DeviceSource(device.index, device.rate, device.name, "room")
+        call = args.call_device or (listen.call_device if args.source is None else None)
+        if call is not None:
+            device = find_device(call, track="call")
+            sources["call"] = DeviceSource(device.index, device.rate, device.name, "call")
+    except (DeviceError, CaptureError) as problem:
+        raise _Refusal(str(problem)) from None
+    plan.sources = sources
+    try:
+        plan.recogniser = build_recogniser(args.stt or listen.stt, args.model or listen.model)
+    except RecogniserError as problem:
+        raise _Refusal(f"{problem}; or name another with --stt") from None
+    return plan
+
+
+def _record(plan: _Plan) -> int:
+    from assist.listen.recognition import Recognition, Ticket
+    from assist.listen.session_files import RawJsonl, TrackFiles, write_session_json
+    from assist.listen.track import Track
+    from assist.listen.view import make_view
+    from assist.mcp.store.sessions import create_session
+
+    stop = threading.Event()
+    for name in ENDING_SIGNALS:
+        number = getattr(signal, name, None)
+        if number is not None:
+            signal.signal(number, lambda *_: stop.set())
+    started = datetime.now().astimezone()
+    try:
+        folder = create_session(plan.root, started, plan.name)
+    except OSError as error:
+        print(
+            f"assist listen: could not make a session under {plan.root}: {error}; check that "
+            "the folder is writable, or give another with --into",
+            file=sys.stderr,
+        )
+        plan.recogniser.close()
+        return 1
+    view = make_view(plan.quiet)
+    warnings: list[str] = []
+    raw = RawJsonl(folder)
+
+    def written(line: RawLine, _ticket: Ticket) -> None:
+        raw.append(line)
+        view.line(line)
+
+    def warn(text: str) -> None:
+        warnings.append(text)
+        view.note(text)
+
+    recognition = Recognition(plan.recogniser, written, warn)
+    tracks = [
+        Track(name, source, TrackFiles(folder, name, source.rate), recognition, plan.rules)
+        for name, source in plan.sources.items()
+    ]
+    print(f"session {folder.name} in {folder}", flush=True)  # once its files are there
+    threads = [
+        threading.Thread(target=_run_track, args=(track, stop), name=track.name) for track in tracks
+    ]
+    view.start(tracks, lambda: recognition.busy)
+    for thread in threads:
+        thread.start()
+    try:
+        while not stop.is_set() and all(thread.is_alive() for thread in threads):
+            if (folder / STOP_FILE).exists():
+                break
+            stop.wait(STOP_POLL_S)
+            for track in tracks:
+                track.files.tick(time.monotonic())
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+        for track in tracks:
+            warnings.extend(track.source.warnings)
+            if track.error is not None:
+                warnings.append(f"{track.name}: capture failed: {track.error}")
+        recognition.drain()
+        plan.recogniser.close()
+        raw.close()
+        view.stop()
+        for track in tracks:
+            track.files.write_final_wav()
+        room = plan.sources["room"]
+        call = plan.sources.get("call")
+        write_session_json(
+            folder,
+            name=plan.name,
+            started=started,
+            ended=datetime.now().astimezone(),
+            device_hz=room.rate,
+            call_hz=call.rate if call is not None else None,
+            model=_model_name(plan.recogniser),
+            warnings=warnings,
+        )
+        for track in tracks:
+            track.files.remove_temporary()
+    print(f"ended {folder.name}: {raw.lines} lines", file=sys.stderr, flush=True)
+    return 0
+
+
+def _run_track(track: Any, stop: threading.Event) -> None:
+    track.run(stop)
+    stop.set()  # one track ending (its input over, its device lost) ends the session
+
+
+def _model_name(recogniser: Any) -> str:
+    return f"{recogniser.name} {recogniser.model}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    return listen_command(sys.argv[1:] if argv is None else list(argv))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,91 @@
+"""Input devices: listing them (`assist listen --devices`) and finding the one asked for.
+
+A device is named as sounddevice names it: its index, or its name or any unique part of it
+(case-insensitive). A missing device is found out before any session folder is made, so a
+typo never leaves an empty session behind.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+
+@attrs.frozen
+class InputDevice:
+    index: int
+    name: str
+    rate: int
+    default: bool
+
+    def line(self) -> str:
+        mark = "*" if self.default else " "
+        return f"{mark} {self.index:3d}  {self.name}  ({self.rate} Hz)"
+
+
+class DeviceError(Exception):
+    """The device asked for is not there; the message lists the ones that are."""
+
+
+def input_devices() -> list[InputDevice]:
+    """Every device with at least one input channel; the system default is marked."""
+    import sounddevice
+
+    try:
+        default = sounddevice.default.device[0]
+        found: Any = sounddevice.query_devices()
+    except Exception:  # PortAudio missing or no host API: no devices
+        return []
+    return [
+        InputDevice(
+            int(device["index"]),
+            str(device["name"]),
+            int(device["default_samplerate"]),
+            device["index"] == default,
+        )
+        for device in found
+        if device["max_input_channels"] > 0
+    ]
+
+
+def describe_devices(devices: list[InputDevice]) -> str:
+    """The device list as `--devices` prints it (the default marked with *)."""
+    if not devices:
+        return (
+            "no input devices: connect a microphone (on Linux, check that PulseAudio or "
+            "PipeWire is running and that libportaudio2 is installed), or use --from FILE"
+        )
+    rows = "\n".join(device.line() for device in devices)
+    return f"input devices (* is the default):\n{rows}"
+
+
+def find_device(wanted: str | None, *, track: str) -> InputDevice:
+    """The device `wanted` names (None: the system default input), or DeviceError."""
+    import sounddevice
+
+    devices = input_devices()
+    listing = describe_devices(devices)
+    what = "--device" if track == "room" else "--call-device"
+    if wanted is None:
+        chosen = next((device for device in devices if device.default), None)
+        if chosen is None:
+            raise DeviceError(
+                f"there is no default input device to record the {track} from.\n{listing}\n"
+                f"Name one with {what} (an index or part of a name from this list), or record "
+                "a file with --from FILE"
+            )
+        return chosen
+    try:
+        key: int | str = int(wanted) if wanted.strip().isdigit() else wanted
+        found = sounddevice.query_devices(key, "input")
+    except Exception as error:
+        raise DeviceError(
+            f"no input device matches {what} {wanted!r} ({error}).\n{listing}\n"
+            f"Give {what} an index or a unique part of a name from this list"
+        ) from None
+    index = int(found["index"])
+    return next(
+        (device for device in devices if device.index == index),
+        InputDevice(index, str(found["name"]), int(found["default_samplerate"]), False),
+    )

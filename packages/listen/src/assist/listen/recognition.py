@@ -1,0 +1,159 @@
+"""Recognising turns on a worker thread, early on a pause, committed at the end of the turn.
+
+Capture never waits for the recogniser: each track hands its turns' audio to this one worker.
+To hide the recogniser's time inside the end-of-turn silence, a track asks for an *early*
+recognition as soon as speech pauses (the segmenter's `SpeechPaused`); if the speaker goes on,
+that result is voided; if the silence lasts, the turn ends with exactly the same frames and
+the early result is committed, usually already done. Otherwise the turn is recognised when it
+ends. Lines are written in the order their turns were committed, each as soon as its result is
+there, so raw.jsonl is in append order like Ambient's.
+
+A recogniser that raises is tried once more on the same audio; a second failure is reported
+in the session's warnings with the turn's span (its audio stays in `<track>.wav`), and the
+session goes on. A turn recognised as empty text writes no line.
+"""
+
+from __future__ import annotations
+
+import collections
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+import attrs
+import numpy as np
+from assist.core.lines import RawLine
+
+TRIES = 2
+"""A failing turn is tried twice in all: once, then once more (behaviour 12.5)."""
+
+
+@attrs.define(eq=False)
+class Ticket:
+    """One turn's audio on its way through the recogniser."""
+
+    track: str
+    start_ms: int
+    end_ms: int
+    samples: np.ndarray
+    voided: bool = False
+    committed: bool = False
+    committed_at: float | None = None
+    done: bool = False
+    text: str = ""
+    confidence: float = 0.0
+    error: str | None = None
+    seconds: float = 0.0
+
+
+Written = Callable[[RawLine, Ticket], None]
+
+
+class Recognition:
+    """The worker thread and the order lines are written in."""
+
+    def __init__(
+        self,
+        recogniser: Any,
+        write: Written,
+        warn: Callable[[str], None],
+    ) -> None:
+        self.recogniser = recogniser
+        self._write = write
+        self._warn = warn
+        self._lock = threading.Condition()
+        self._jobs: collections.deque[Ticket] = collections.deque()
+        self._committed: collections.deque[Ticket] = collections.deque()
+        self._closing = False
+        self.busy = False
+        self.turns: list[Ticket] = []
+        self._thread = threading.Thread(target=self._work, name="recogniser", daemon=True)
+        self._thread.start()
+
+    def submit(self, track: str, start_ms: int, end_ms: int, samples: np.ndarray) -> Ticket:
+        """Queue a turn's audio for recognition; it is written only once committed."""
+        ticket = Ticket(track, start_ms, end_ms, samples)
+        with self._lock:
+            self._jobs.append(ticket)
+            self._lock.notify_all()
+        return ticket
+
+    def void(self, ticket: Ticket) -> None:
+        """The speaker went on: this early result will never be used."""
+        with self._lock:
+            ticket.voided = True
+
+    def commit(self, ticket: Ticket) -> None:
+        """The turn is over: write its line once recognised, after every turn committed before."""
+        with self._lock:
+            ticket.committed = True
+            ticket.committed_at = time.monotonic()
+            self._committed.append(ticket)
+            self._flush()
+
+    def drain(self) -> None:
+        """Wait until every committed turn is written, then stop the worker."""
+        with self._lock:
+            self._closing = True
+            self._lock.notify_all()
+            while self._committed:
+                self._lock.wait()
+        self._thread.join()
+
+    def _work(self) -> None:
+        while True:
+            with self._lock:
+                while not self._jobs and not (self._closing and not self._committed):
+                    self._lock.wait()
+                if not self._jobs:
+                    return
+                ticket = self._jobs.popleft()
+                if ticket.voided:
+                    continue
+                self.busy = True
+            self._recognise(ticket)
+            with self._lock:
+                self.busy = False
+                ticket.done = True
+                if not ticket.voided:
+                    self.turns.append(ticket)
+                self._flush()
+                self._lock.notify_all()
+
+    def _recognise(self, ticket: Ticket) -> None:
+        started = time.perf_counter()
+        for attempt in range(TRIES):
+            try:
+                result = self.recogniser.transcribe(ticket.samples)
+            except Exception as error:  # any engine failure costs one turn, never the session
+                ticket.error = f"{type(error).__name__}: {error}"
+                if attempt + 1 < TRIES:
+                    continue
+            else:
+                ticket.text = str(result.text).strip()
+                ticket.confidence = min(1.0, max(0.0, float(result.confidence or 0.0)))
+                ticket.error = None
+            break
+        ticket.seconds = time.perf_counter() - started
+
+    def _flush(self) -> None:
+        """Write the committed turns at the front that are done (called holding the lock)."""
+        while self._committed and self._committed[0].done:
+            ticket = self._committed.popleft()
+            if ticket.error is not None:
+                self._warn(
+                    f"{ticket.track}: the recogniser failed twice on the turn from "
+                    f"{ticket.start_ms / 1000:.2f} s to {ticket.end_ms / 1000:.2f} s "
+                    f"({ticket.error}); its audio is in audio/{ticket.track}.wav"
+                )
+            elif ticket.text:
+                line = RawLine(
+                    track=ticket.track,
+                    start_ms=ticket.start_ms,
+                    end_ms=ticket.end_ms,
+                    text=ticket.text,
+                    confidence=round(ticket.confidence, 3),
+                )
+                self._write(line, ticket)
+        self._lock.notify_all()

@@ -1,0 +1,131 @@
+"""One track (`room` or `call`): its source through the VAD and the turn segmenter.
+
+Each block from the source goes to the native WAV as captured, is resampled to 16 kHz
+(soxr, streaming), spooled, and cut into 32 ms frames for the VAD; the segmenter's events
+decide what the recogniser hears: a pause starts an early recognition of the turn so far, a
+resumption voids it, the end of the turn commits it (or, when the frames differ, recognises the
+turn's own frames). When the source ends, the turn in progress is cut and committed, so
+nothing said is lost.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import numpy as np
+from assist.core.turns import (
+    SpeechPaused,
+    SpeechResumed,
+    SpeechStarted,
+    TurnDropped,
+    TurnEnded,
+    TurnRules,
+    TurnSegmenter,
+)
+from assist.listen.recognition import Recognition, Ticket
+from assist.listen.session_files import RATE_HZ, TrackFiles
+from assist.listen.sources import Source
+from assist.listen.vad import FRAME_SAMPLES, SileroVad
+
+
+class Track:
+    """Runs `source` until it ends or `stop` is set; `state` and `level` feed the view."""
+
+    def __init__(
+        self,
+        name: str,
+        source: Source,
+        files: TrackFiles,
+        recognition: Recognition,
+        rules: TurnRules,
+    ) -> None:
+        self.name = name
+        self.source = source
+        self.files = files
+        self.recognition = recognition
+        self.rules = rules
+        self.level = 0.0
+        self.in_speech = False
+        self.frames = 0
+        self.error: BaseException | None = None
+        self._segmenter = TurnSegmenter(rules)
+        self._vad = SileroVad()
+        self._early: tuple[int, int, Ticket] | None = None
+        self._pending = np.zeros(0, dtype=np.float32)
+
+    def run(self, stop: threading.Event) -> None:
+        """Capture until the source ends or `stop` is set, then end the turn in progress."""
+        resampler = _resampler(self.source.rate)
+        try:
+            for block in self.source.blocks(stop):
+                now = time.monotonic()
+                self.files.capture(block.tobytes(), now)
+                audio = block.astype(np.float32) / 32768.0
+                self._take(resampler(audio, False) if resampler else audio)
+            if resampler:
+                self._take(resampler(np.zeros(0, dtype=np.float32), True))
+        except BaseException as error:  # keep what was heard; the command reports it
+            self.error = error
+        finally:
+            self._handle(self._segmenter.finish())
+            self.in_speech = False
+
+    def _take(self, samples: np.ndarray) -> None:
+        if not samples.size:
+            return
+        self.files.spool(samples)
+        pending = np.concatenate((self._pending, samples)) if self._pending.size else samples
+        whole = len(pending) - len(pending) % FRAME_SAMPLES
+        for offset in range(0, whole, FRAME_SAMPLES):
+            frame = pending[offset : offset + FRAME_SAMPLES]
+            level = float(np.sqrt(np.mean(np.square(frame))))
+            self.level = level
+            self._handle(self._segmenter.feed(self._vad.probability(frame), level))
+            self.frames += 1
+        self._pending = pending[whole:].copy()
+        self.files.tick(time.monotonic())
+
+    def _handle(self, events: list[Any]) -> None:
+        for event in events:
+            if isinstance(event, SpeechStarted):
+                self.in_speech = True
+            elif isinstance(event, SpeechPaused):
+                self._void_early()
+                self._early = (event.start, event.end, self._submit(event.start, event.end))
+            elif isinstance(event, SpeechResumed):
+                self._void_early()
+            elif isinstance(event, TurnEnded):
+                self.in_speech = self._segmenter.in_speech
+                early = self._early
+                self._early = None
+                if early is not None and early[:2] == (event.start, event.end):
+                    self.recognition.commit(early[2])
+                else:
+                    if early is not None:
+                        self.recognition.void(early[2])
+                    self.recognition.commit(self._submit(event.start, event.end))
+            elif isinstance(event, TurnDropped):
+                self.in_speech = self._segmenter.in_speech
+                self._void_early()
+
+    def _submit(self, start: int, end: int) -> Ticket:
+        samples = self.files.read(start * FRAME_SAMPLES, end * FRAME_SAMPLES)
+        ms = self.rules.frame_ms
+        return self.recognition.submit(self.name, start * ms, end * ms, samples)
+
+    def _void_early(self) -> None:
+        if self._early is not None:
+            self.recognition.void(self._early[2])
+            self._early = None
+
+
+def _resampler(rate: int) -> Any:
+    """A streaming resampler from `rate` to 16 kHz (None when nothing needs resampling)."""
+    if rate == RATE_HZ:
+        return None
+    import soxr
+
+    stream = soxr.ResampleStream(rate, RATE_HZ, 1, dtype="float32")
+    return stream.resample_chunk

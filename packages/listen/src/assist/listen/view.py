@@ -1,0 +1,108 @@
+"""The terminal view on stderr: a level meter and the state per track, and each line written.
+
+On a terminal it is a live panel redrawn a few times a second (rich), with each line printed
+above it as it is written; elsewhere (a log file, a pipe) it is just the lines and the notes,
+one per line. `--quiet` shows nothing.
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+from assist.core.lines import RawLine
+
+FLOOR_DB = -60.0
+"""The meter's bottom: quieter than a quiet room's microphone."""
+METER_WIDTH = 30
+REFRESH_PER_S = 8
+
+
+class Watched(Protocol):
+    name: str
+    level: float
+    in_speech: bool
+
+
+class View:
+    """Nothing: what `--quiet` shows."""
+
+    def start(self, tracks: Sequence[Watched], busy: Any) -> None: ...
+
+    def line(self, line: RawLine) -> None: ...
+
+    def note(self, text: str) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class PlainView(View):
+    """Each line and note on its own line of stderr."""
+
+    def line(self, line: RawLine) -> None:
+        print(f"{_clock(line.start_ms)} {line.track}: {line.text}", file=sys.stderr, flush=True)
+
+    def note(self, text: str) -> None:
+        print(f"assist listen: {text}", file=sys.stderr, flush=True)
+
+
+class LiveView(View):
+    """A rich panel on a terminal, redrawn REFRESH_PER_S times a second."""
+
+    def __init__(self) -> None:
+        from rich.console import Console
+
+        self._console = Console(stderr=True)
+        self._live: Any = None
+
+    def start(self, tracks: Sequence[Watched], busy: Any) -> None:
+        from rich.live import Live
+
+        panel = _Panel(tracks, busy)
+        self._live = Live(panel, console=self._console, refresh_per_second=REFRESH_PER_S)
+        self._live.start()
+
+    def line(self, line: RawLine) -> None:
+        self._console.print(f"[dim]{_clock(line.start_ms)}[/] [bold]{line.track}[/]: {line.text}")
+
+    def note(self, text: str) -> None:
+        self._console.print(f"[yellow]{text}[/]")
+
+    def stop(self) -> None:
+        if self._live is not None:
+            self._live.stop()
+
+
+class _Panel:
+    def __init__(self, tracks: Sequence[Watched], busy: Any) -> None:
+        self._tracks = tracks
+        self._busy = busy
+
+    def __rich__(self) -> str:
+        rows = []
+        for track in self._tracks:
+            state = "hearing speech" if track.in_speech else "listening"
+            if self._busy():
+                state += ", transcribing"
+            rows.append(f"{track.name:4} {meter(track.level)} {state}")
+        return "\n".join(rows)
+
+
+def meter(level: float) -> str:
+    """A bar for an RMS level (0 to 1) on a dB scale from FLOOR_DB to 0 dBFS."""
+    db = 20 * math.log10(level) if level > 0 else FLOOR_DB
+    filled = round(METER_WIDTH * (max(FLOOR_DB, min(0.0, db)) - FLOOR_DB) / -FLOOR_DB)
+    return "[" + "#" * filled + " " * (METER_WIDTH - filled) + f"] {max(db, FLOOR_DB):5.0f} dB"
+
+
+def make_view(quiet: bool) -> View:
+    if quiet:
+        return View()
+    return LiveView() if sys.stderr.isatty() else PlainView()
+
+
+def _clock(ms: int) -> str:
+    seconds = ms // 1000
+    return f"{seconds // 60:02d}:{seconds % 60:02d}"

@@ -1,0 +1,133 @@
+"""Meetings spoken aloud: lines voiced with Piper into one recording whose spans are known.
+
+The tests, the benchmark and a room simulated in software need speech whose words and timing
+are known in advance, made offline. Piper's bundled en_US joe voice (assist-voice-piper, not a
+dependency of this package: imported only when a meeting is voiced) says each line, with its
+noise off so a line sounds the same every run; lines are separated by a fixed silence, long
+enough (by default) for every line to be a turn of its own at the 600 ms end of turn.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+import attrs
+import numpy as np
+
+RATE_HZ = 16_000
+"""Recordings are made at the recogniser's rate, so nothing is resampled on the way in."""
+LEAD_S = 0.5
+"""Silence before the first line, as a recording starts before anyone talks."""
+GAP_S = 1.5
+"""Silence between lines: well over the 600 ms end of turn."""
+TAIL_S = 1.0
+"""Silence after the last line."""
+AUDIBLE = 1e-3
+"""A line's sound starts and ends where its samples first and last reach -60 dBFS."""
+
+
+@attrs.frozen
+class Spoken:
+    """One line said in a recording: its text and where its audio lies, in seconds."""
+
+    text: str
+    start_s: float
+    end_s: float
+
+
+@attrs.frozen
+class VoicedMeeting:
+    """A recording at `rate` (float32 mono) and the lines said in it, in order."""
+
+    samples: np.ndarray
+    rate: int
+    lines: tuple[Spoken, ...]
+
+    @property
+    def text(self) -> str:
+        return " ".join(line.text for line in self.lines)
+
+
+class Voice:
+    """Piper's joe voice, loaded once, saying lines at 16 kHz."""
+
+    def __init__(self) -> None:
+        from assist.voice.piper.engine import load_voice
+        from assist.voice.piper.voices import find_voice
+
+        self._voice = load_voice(find_voice(None, None))
+        self._rate = self._voice.config.sample_rate
+
+    def say(self, text: str) -> np.ndarray:
+        """The line as float32 mono at 16 kHz, with Piper's noise off (the same every run)."""
+        import soxr
+        from piper import SynthesisConfig
+
+        config = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
+        pieces = [
+            np.asarray(chunk.audio_float_array, dtype=np.float32).reshape(-1)
+            for chunk in self._voice.synthesize(text, syn_config=config)
+        ]
+        audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
+        return _trimmed(soxr.resample(audio, self._rate, RATE_HZ).astype(np.float32))
+
+    def close(self) -> None:
+        """Drop the voice's onnxruntime session so its memory goes back."""
+        del self._voice
+
+
+def voice_meeting(
+    texts: Iterable[str],
+    *,
+    gap_s: float = GAP_S,
+    lead_s: float = LEAD_S,
+    tail_s: float = TAIL_S,
+    voice: Voice | None = None,
+) -> VoicedMeeting:
+    """Say each text in turn, `gap_s` of silence apart, into one recording."""
+    own = voice is None
+    speaker = voice or Voice()
+    try:
+        parts: list[np.ndarray] = [_silence(lead_s)]
+        lines: list[Spoken] = []
+        at = len(parts[0])
+        for number, text in enumerate(texts):
+            if number:
+                parts.append(_silence(gap_s))
+                at += len(parts[-1])
+            audio = speaker.say(text)
+            parts.append(audio)
+            lines.append(Spoken(text, at / RATE_HZ, (at + len(audio)) / RATE_HZ))
+            at += len(audio)
+        parts.append(_silence(tail_s))
+    finally:
+        if own:
+            speaker.close()
+    return VoicedMeeting(np.concatenate(parts), RATE_HZ, tuple(lines))
+
+
+def with_noise(samples: np.ndarray, snr_db: float, seed: int = 11) -> np.ndarray:
+    """`samples` with white noise added at `snr_db` below the speech's power (silence
+    excluded from the speech's power, so the ratio is the one a listener hears)."""
+    speech = samples[np.abs(samples) > 1e-3]
+    power = float(np.mean(np.square(speech))) if speech.size else 0.0
+    noise = np.random.default_rng(seed).standard_normal(samples.size)
+    scaled = noise * np.sqrt(power / 10 ** (snr_db / 10))
+    noisy: np.ndarray = (samples + scaled).astype(np.float32)
+    return noisy
+
+
+def pcm16(samples: Sequence[float] | np.ndarray) -> bytes:
+    """Float samples as 16-bit little-endian PCM, clipped to [-1, 1]."""
+    clipped = np.clip(np.asarray(samples, dtype=np.float64), -1.0, 1.0)
+    return np.round(clipped * 32767).astype("<i2").tobytes()
+
+
+def _trimmed(audio: np.ndarray) -> np.ndarray:
+    """Without the near silence Piper puts around a line, so a line's span is its sound."""
+    loud = np.flatnonzero(np.abs(audio) >= AUDIBLE)
+    return audio[loud[0] : loud[-1] + 1] if loud.size else audio[:0]
+
+
+def _silence(seconds: float) -> np.ndarray:
+    return np.zeros(round(seconds * RATE_HZ), dtype=np.float32)

@@ -1,0 +1,111 @@
+"""Helpers of the listener's tests: the `assist listen` process, its environment (with the
+fake recogniser plugin), and reading what it wrote.
+
+Import it from a test file with `sys.path.insert(0, str(Path(__file__).parent))`, as the
+suite runs with --import-mode=importlib."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import time
+import wave
+from pathlib import Path
+from typing import Any
+
+from assist.listen.voiced import pcm16
+
+HERE = Path(__file__).parent
+REPO = HERE.parents[2]
+ASSIST = Path(sys.executable).parent / "assist"
+FAKE_PLUGIN = HERE / "fake_stt"
+STANDIN = HERE / "standin"
+AUDIO_ROOM = REPO / ".ci" / "audio-room"
+
+MEETING = (
+    "Morning, everyone. Let's give people a minute to join.",
+    "No problem. Did anyone get up to anything fun this weekend?",
+    "Right, let's get going. Claude, what's the rate limit on the public orders API?",
+)
+"""Three lines of the sample meeting, each a turn of its own 1.5 s apart."""
+
+if importlib.util.find_spec("assist.core.recognisers") is None:  # until listen-core lands
+    sys.path.insert(0, str(STANDIN))
+
+
+def write_wav(path: Path, samples: Any, rate: int, channels: int = 1) -> None:
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(channels)
+        out.setsampwidth(2)
+        out.setframerate(rate)
+        out.writeframes(pcm16(samples))
+
+
+def listen_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """The environment of an `assist listen` under test: its own config file, the fake
+    recogniser plugin on the path, nothing of the developer's settings."""
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("ASSIST_", "AMBIENT_"))}
+    paths = [str(FAKE_PLUGIN)]
+    if importlib.util.find_spec("assist.core.recognisers") is None or str(STANDIN) in sys.path:
+        paths.append(str(STANDIN))
+    if clean.get("PYTHONPATH"):
+        paths.append(clean["PYTHONPATH"])
+    return {
+        **clean,
+        "ASSIST_CONFIG": str(tmp_path / "config.json"),
+        "PYTHONPATH": os.pathsep.join(paths),
+        "PYTHONUNBUFFERED": "1",
+        **extra,
+    }
+
+
+class Listener:
+    """A running `assist listen`; `wait()` gives its exit code, stdout and stderr."""
+
+    def __init__(
+        self, root: Path, env: dict[str, str], *arguments: str, stdin: Any = subprocess.DEVNULL
+    ) -> None:
+        self.root = root
+        self.process = subprocess.Popen(
+            [str(ASSIST), "listen", "--into", str(root), *arguments],
+            stdin=stdin,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        assert self.process.stdout is not None
+        self.first_line = self.process.stdout.readline().decode()
+
+    @property
+    def folder(self) -> Path:
+        """The session folder the first line of stdout names."""
+        words = self.first_line.split()
+        assert words[:1] == ["session"] and words[2] == "in", self.first_line
+        return Path(self.first_line.split(" in ", 1)[1].strip())
+
+    def wait(self, timeout: float = 120) -> tuple[int, str, str]:
+        if self.process.stdin is not None and self.process.stdin.closed:
+            self.process.stdin = None  # communicate() would flush it
+        out, err = self.process.communicate(timeout=timeout)
+        return self.process.returncode, self.first_line + out.decode(), err.decode()
+
+
+def raw_lines(folder: Path) -> list[dict[str, Any]]:
+    path = folder / "raw.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def eventually(check: Any, timeout: float = 30.0, step: float = 0.05) -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not met in time")
+        time.sleep(step)

@@ -1,0 +1,280 @@
+"""`assist listen` as a real process writing a real session folder, with a recogniser plugin
+registered for the test through its entry point (the real recognisers have their own tests:
+test_listen_whisper.py)."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+import time
+import wave
+from pathlib import Path
+
+import numpy as np
+from assist.mcp.store.sessions import SessionStore
+
+sys.path.insert(0, str(Path(__file__).parent))
+from listen_harness import (
+    ASSIST,
+    Listener,
+    eventually,
+    listen_env,
+    raw_lines,
+    write_wav,
+)
+
+
+def test_a_wav_file_becomes_a_finished_session_with_one_line_per_spoken_turn(
+    tmp_path: Path, meeting, meeting_wav: Path
+) -> None:
+    listener = Listener(
+        tmp_path / "sessions",
+        listen_env(tmp_path),
+        "--from",
+        str(meeting_wav),
+        "--fast",
+        "--stt",
+        "fake",
+        "--name",
+        "Weekly sync!",
+    )
+    code, _, err = listener.wait()
+    assert code == 0, err
+    folder = listener.folder
+    assert folder.parent == tmp_path / "sessions"
+    assert folder.name.endswith("-weekly-sync")
+    lines = raw_lines(folder)
+    assert len(lines) == len(meeting.lines), lines
+    for line, spoken in zip(lines, meeting.lines, strict=True):
+        assert set(line) == {"track", "start_ms", "end_ms", "text", "confidence"}
+        assert line["track"] == "room"
+        assert line["start_ms"] <= spoken.start_s * 1000 <= line["end_ms"], (line, spoken)
+        assert line["start_ms"] <= spoken.end_s * 1000 <= line["end_ms"] + 100, (line, spoken)
+        assert line["text"] == f"heard {(line['end_ms'] - line['start_ms']) / 1000:.1f} seconds"
+        assert line["confidence"] == 0.5
+    meta = json.loads((folder / "session.json").read_text())
+    assert meta["id"] == folder.name
+    assert meta["name"] == "Weekly sync!"
+    assert meta["model"] == "fake seconds"
+    assert meta["warnings"] == []
+    assert (meta["mic_hz"], meta["channels"], meta["mic_channels"], meta["apps"]) == (
+        16000,
+        1,
+        1,
+        [],
+    )
+    assert abs(meta["duration_s"]) < 60
+    with wave.open(str(folder / "audio" / "room.wav")) as room:
+        assert (room.getframerate(), room.getnchannels(), room.getsampwidth()) == (16000, 1, 2)
+        assert abs(room.getnframes() - len(meeting.samples)) <= 512
+    assert sorted(path.name for path in (folder / "audio").iterdir()) == ["room.wav"]
+    assert SessionStore(folder.parent).state(folder.name, time.time()) == "pending"
+
+
+def test_a_stereo_file_at_another_rate_is_mixed_and_resampled_on_the_same_clock(
+    tmp_path: Path, meeting
+) -> None:
+    import soxr
+
+    stereo = np.repeat(soxr.resample(meeting.samples, 16000, 44100)[:, None], 2, axis=1)
+    path = tmp_path / "stereo.wav"
+    write_wav(path, stereo.reshape(-1), 44100, channels=2)
+    listener = Listener(
+        tmp_path / "s", listen_env(tmp_path), "--from", str(path), "--fast", "--stt", "fake"
+    )
+    code, _, err = listener.wait()
+    assert code == 0, err
+    lines = raw_lines(listener.folder)
+    assert len(lines) == len(meeting.lines)
+    for line, spoken in zip(lines, meeting.lines, strict=True):
+        assert line["start_ms"] <= spoken.start_s * 1000 <= line["end_ms"]
+    meta = json.loads((listener.folder / "session.json").read_text())
+    assert meta["mic_hz"] == 44100
+
+
+def test_pcm_from_stdin_is_heard_as_it_arrives_and_its_end_ends_the_session(
+    tmp_path: Path, meeting
+) -> None:
+    listener = Listener(
+        tmp_path / "s",
+        listen_env(tmp_path),
+        "--from",
+        "-",
+        "--stt",
+        "fake",
+        stdin=subprocess.PIPE,
+    )
+    pcm = np.frombuffer((meeting.samples * 32767).round().astype("<i2").tobytes(), dtype=np.uint8)
+    first_end = meeting.lines[0].end_s
+    cut = int((first_end + 1.2) * 16000) * 2
+    assert listener.process.stdin is not None
+    listener.process.stdin.write(pcm[:cut].tobytes())
+    listener.process.stdin.flush()
+    first = eventually(lambda: raw_lines(listener.folder))
+    assert len(first) == 1, "the first turn is written while stdin is still open"
+    assert (listener.folder / "audio" / "room.native.wav").exists()
+    listener.process.stdin.write(pcm[cut:].tobytes())
+    listener.process.stdin.close()
+    code, _, err = listener.wait()
+    assert code == 0, err
+    assert len(raw_lines(listener.folder)) == len(meeting.lines)
+    assert not (listener.folder / "audio" / "room.native.wav").exists()
+
+
+def test_the_session_is_live_exactly_while_capturing_and_a_stop_file_ends_it(
+    tmp_path: Path, meeting
+) -> None:
+    listener = Listener(
+        tmp_path / "s",
+        listen_env(tmp_path),
+        "--from",
+        "-",
+        "--stt",
+        "fake",
+        stdin=subprocess.PIPE,
+    )
+    store = SessionStore(tmp_path / "s")
+    folder = listener.folder
+    assert listener.process.stdin is not None
+    listener.process.stdin.write(bytes(16000))  # half a second of silence, then nothing
+    listener.process.stdin.flush()
+    eventually(lambda: store.live_session(time.time()) == folder.name)
+    native = folder / "audio" / "room.native.wav"
+    before = native.stat().st_mtime_ns
+    time.sleep(1.2)
+    assert native.stat().st_mtime_ns > before, "the native WAV is touched while nothing arrives"
+    with wave.open(str(native)) as growing:
+        assert growing.getnframes() == 8000
+    (folder / "STOP").touch()
+    eventually(lambda: listener.process.poll() is not None)
+    assert not listener.process.stdin.closed, "the STOP file ended it, not the end of stdin"
+    code, _, err = listener.wait(timeout=30)
+    assert code == 0, err
+    assert store.live_session(time.time()) is None
+    assert (folder / "session.json").exists()
+
+
+def test_the_turn_in_progress_at_sigint_is_recognised_and_kept(tmp_path: Path, meeting) -> None:
+    listener = Listener(
+        tmp_path / "s",
+        listen_env(tmp_path),
+        "--from",
+        "-",
+        "--stt",
+        "fake",
+        stdin=subprocess.PIPE,
+    )
+    speech = meeting.samples[: int((meeting.lines[0].start_s + 1.0) * 16000)]
+    assert listener.process.stdin is not None
+    listener.process.stdin.write((speech * 32767).round().astype("<i2").tobytes())
+    listener.process.stdin.flush()
+    native = listener.folder / "audio" / "room.native.wav"
+
+    def heard_it_all() -> bool:
+        with wave.open(str(native)) as growing:
+            return growing.getnframes() >= len(speech)
+
+    eventually(heard_it_all)
+    assert raw_lines(listener.folder) == []
+    listener.process.send_signal(signal.SIGINT)
+    code, _, err = listener.wait(timeout=30)
+    assert code == 0, err
+    lines = raw_lines(listener.folder)
+    assert len(lines) == 1, err
+    assert lines[0]["end_ms"] >= (meeting.lines[0].start_s + 0.9) * 1000
+    assert (listener.folder / "session.json").exists()
+
+
+def test_a_recogniser_that_fails_once_is_retried_and_its_turn_written(
+    tmp_path: Path, meeting_wav: Path, meeting
+) -> None:
+    log = tmp_path / "calls.txt"
+    env = listen_env(tmp_path, FAKE_STT_FAIL="once", FAKE_STT_LONG_S="3.5", FAKE_STT_LOG=str(log))
+    listener = Listener(tmp_path / "s", env, "--from", str(meeting_wav), "--fast", "--stt", "fake")
+    code, _, err = listener.wait()
+    assert code == 0, err
+    assert len(raw_lines(listener.folder)) == len(meeting.lines)
+    assert json.loads((listener.folder / "session.json").read_text())["warnings"] == []
+    calls = log.read_text().splitlines()
+    assert any(call.endswith("raised") for call in calls), calls
+    assert calls[-1] == "closed"
+
+
+def test_a_recogniser_that_keeps_failing_on_a_turn_is_reported_and_the_session_goes_on(
+    tmp_path: Path, meeting_wav: Path, meeting
+) -> None:
+    log = tmp_path / "calls.txt"
+    env = listen_env(tmp_path, FAKE_STT_FAIL="always", FAKE_STT_LONG_S="3.5", FAKE_STT_LOG=str(log))
+    listener = Listener(tmp_path / "s", env, "--from", str(meeting_wav), "--fast", "--stt", "fake")
+    code, _, err = listener.wait()
+    assert code == 0, err
+    long_turns = [line for line in meeting.lines if line.end_s - line.start_s > 3.3]
+    assert len(long_turns) == 1, "the test meeting has one long line"
+    lines = raw_lines(listener.folder)
+    assert len(lines) == len(meeting.lines) - 1
+    warnings = json.loads((listener.folder / "session.json").read_text())["warnings"]
+    assert len(warnings) == 1, warnings
+    span = re.search(r"from ([0-9.]+) s to ([0-9.]+) s", warnings[0])
+    assert span is not None and "recogniser failed twice" in warnings[0], warnings
+    start, end = float(span[1]), float(span[2])
+    assert start <= long_turns[0].start_s < long_turns[0].end_s <= end + 0.1
+    calls = log.read_text().splitlines()
+    assert calls.count(f"{end - start:.2f} raised") == 2, ("tried once, then once more", calls)
+    assert "recogniser failed twice" in err
+
+
+def test_a_missing_device_exits_2_with_the_device_list_before_making_a_session(
+    tmp_path: Path,
+) -> None:
+    result = subprocess.run(
+        [str(ASSIST), "listen", "--into", str(tmp_path / "s"), "--device", "no such mic 42"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=listen_env(tmp_path),
+    )
+    assert result.returncode == 2
+    assert "no such mic 42" in result.stderr
+    assert "input devices" in result.stderr
+    assert "--device" in result.stderr
+    assert result.stdout == ""
+    assert not (tmp_path / "s").exists()
+
+
+def test_an_unknown_recogniser_exits_2_naming_the_installed_ones(
+    tmp_path: Path, meeting_wav: Path
+) -> None:
+    result = subprocess.run(
+        [
+            str(ASSIST),
+            "listen",
+            "--into",
+            str(tmp_path / "s"),
+            "--from",
+            str(meeting_wav),
+            "--stt",
+            "nosuch",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=listen_env(tmp_path),
+    )
+    assert result.returncode == 2
+    assert "nosuch" in result.stderr and "fake" in result.stderr
+    assert not (tmp_path / "s").exists()
+
+
+def test_devices_lists_input_devices_or_says_there_are_none(tmp_path: Path) -> None:
+    result = subprocess.run(
+        [str(ASSIST), "listen", "--devices"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=listen_env(tmp_path),
+    )
+    assert result.returncode == 0
+    assert "input devices" in result.stdout
