@@ -14,11 +14,11 @@ BATCH = Batch(("[00:01] Ana: Hi.",), left_out_as_your_own_voice=0, named_you=Fal
 
 def test_a_watch_reports_who_the_assistant_is_and_its_limits():
     gate = Gate(30, 4, spoken=1)
-    answer = results.watching("s1", AssistantSettings(True, "Ada", 30, 4), True, ["a"], gate)
+    answer = results.watching("s1", AssistantSettings(True, "Ada", 30, 4), "Hello.", ["a"], gate)
     assert answer == {
         "watching": "s1",
         "you_are": "Ada",
-        "notice_spoken": True,
+        "notice_spoken": "Hello.",
         "recent": ["a"],
         "limits": {"cooldown_s": 30, "max_per_meeting": 4, "spoken": 1},
         "next": hints.next_after_watch(),

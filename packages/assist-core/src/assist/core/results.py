@@ -20,11 +20,11 @@ Result = dict[str, Any]
 def watching(
     session: str,
     assistant: AssistantSettings,
-    notice_spoken: bool,
+    notice_spoken: str,
     recent: Sequence[str],
     gate: Gate,
 ) -> Result:
-    """`watch_meeting` (3.4): the meeting held, who the assistant is, the limits."""
+    """`watch_meeting` (3.4): the meeting held, who speaks, the notice said, the limits."""
     return {
         "watching": session,
         "you_are": assistant.name,
