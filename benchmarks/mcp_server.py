@@ -209,9 +209,9 @@ def wake_latency(trials: int) -> dict[str, Any]:
 def poll_cost(sizes: list[int], idle_s: float) -> dict[str, Any]:
     """Per-poll disk work in process, and server CPU per second of an open, quiet wait."""
     from assist.core.meeting_log import tally
-    from assist.mcp.config import ConfigFile
-    from assist.mcp.meeting_log_file import MeetingLogFile
-    from assist.mcp.sessions import SessionStore, TranscriptReader
+    from assist.mcp.store.config import ConfigFile
+    from assist.mcp.store.meeting_log_file import MeetingLogFile
+    from assist.mcp.store.sessions import SessionStore, TranscriptReader
 
     results: dict[str, Any] = {}
     for size in sizes:

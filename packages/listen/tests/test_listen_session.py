@@ -14,7 +14,7 @@ import wave
 from pathlib import Path
 
 import numpy as np
-from assist.mcp.sessions import SessionStore
+from assist.mcp.store.sessions import SessionStore
 
 sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import (

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 from assist.core.settings import SettingError, Settings
-from assist.mcp.config import ConfigFile, config_command
+from assist.mcp.store.config import ConfigFile, config_command
 
 INSTALLED = ("espeak", "kokoro", "toy")
 """The engine names the installed plugins register, as the shell passes them in."""

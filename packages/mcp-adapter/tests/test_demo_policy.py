@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from assist.core.lines import render
 from assist.mcp.demo.policy import FACT_SHEET, UNKNOWN_ANSWER, Policy, spoken_text
-from assist.mcp.meeting_files import EVALUATED, load_meeting
+from assist.mcp.replay.meeting_files import EVALUATED, load_meeting
 
 RATE, STATUS, _ = FACT_SHEET
 

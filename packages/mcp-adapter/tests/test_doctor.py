@@ -17,9 +17,9 @@ import time
 from pathlib import Path
 
 import pytest
-from assist.mcp import supervisor
-from assist.mcp.doctor import doctor_command, lock_holder
-from assist.mcp.supervisor import READY_WITHIN_VARIABLE
+from assist.mcp.commands.doctor import doctor_command, lock_holder
+from assist.mcp.speech import supervisor
+from assist.mcp.speech.supervisor import READY_WITHIN_VARIABLE
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from supervisor_fakes import fake

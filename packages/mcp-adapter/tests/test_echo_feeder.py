@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from assist.core import meeting_log
-from assist.mcp.echo_feeder import ECHO_DELAY_S, EchoFeeder
+from assist.mcp.replay.echo_feeder import ECHO_DELAY_S, EchoFeeder
 
 NOTICE = "Hello, this is Claude, an AI assistant listening to this meeting. I may speak up."
 REMARK = "It's six hundred requests a minute for each key."

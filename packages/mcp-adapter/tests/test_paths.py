@@ -8,7 +8,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 from assist.core.settings import Settings
-from assist.mcp.paths import (
+from assist.mcp.store.paths import (
     ConfigLocation,
     beside_config,
     config_path,

@@ -17,8 +17,8 @@ from typing import Any
 
 from assist.core.lines import encode_raw_line
 from assist.core.meeting_log import encode_event, joined, speaking, spoke
-from assist.mcp.meeting_files import load_meeting
-from assist.mcp.sessions import SessionStore
+from assist.mcp.replay.meeting_files import load_meeting
+from assist.mcp.store.sessions import SessionStore
 
 REPLAY = [str(Path(sys.executable).parent / "assist"), "replay"]
 

@@ -17,9 +17,10 @@ import wave
 from pathlib import Path
 
 import pytest
-from assist.mcp import say, supervisor
-from assist.mcp.say import engine_override, say_command
-from assist.mcp.terminal_voice import Machine
+from assist.mcp.commands import say
+from assist.mcp.commands.say import engine_override, say_command
+from assist.mcp.commands.terminal_voice import Machine
+from assist.mcp.speech import supervisor
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from supervisor_fakes import fake

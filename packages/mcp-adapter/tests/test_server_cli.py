@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from assist.mcp.cli import MCP_USAGE, mcp_arguments
+from assist.mcp.commands.cli import MCP_USAGE, mcp_arguments
 
 ASSIST = Path(sys.executable).parent / "assist"
 

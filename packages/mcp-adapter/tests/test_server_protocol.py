@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from assist.mcp import tools, wire
+from assist.mcp.server import tools, wire
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import TOOLS_IN_ORDER, LiveMeeting, Place, RawServer, helper_pids

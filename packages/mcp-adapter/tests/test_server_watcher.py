@@ -27,12 +27,12 @@ from assist.core.batcher import Pacing
 from assist.core.consent import LeaveReason, notice_text
 from assist.core.echo import ECHO_WINDOW_S
 from assist.core.settings import VoiceSettings
-from assist.mcp import watch
-from assist.mcp.config import ConfigFile
-from assist.mcp.heartbeat import LAPSE_S
-from assist.mcp.sessions import SessionStore
-from assist.mcp.supervisor import SayResult, VoiceFailure
-from assist.mcp.watch import Watcher
+from assist.mcp.server import watch
+from assist.mcp.server.watch import Watcher
+from assist.mcp.speech.supervisor import SayResult, VoiceFailure
+from assist.mcp.store.config import ConfigFile
+from assist.mcp.store.heartbeat import LAPSE_S
+from assist.mcp.store.sessions import SessionStore
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import LiveMeeting, Place

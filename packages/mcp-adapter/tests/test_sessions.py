@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from assist.core.lines import RawLine, encode_raw_line
-from assist.mcp.sessions import (
+from assist.mcp.store.sessions import (
     SessionRefusal,
     SessionStore,
     SymlinkRefusal,
@@ -533,7 +533,7 @@ def test_a_taken_name_gets_the_next_free_suffix_from_02_to_99_then_fails(tmp_pat
 def test_processes_creating_sessions_at_once_each_claim_a_different_folder(tmp_path: Path) -> None:
     claim = (
         "import sys, datetime; from pathlib import Path;"
-        "from assist.mcp.sessions import create_session;"
+        "from assist.mcp.store.sessions import create_session;"
         "print(create_session(Path(sys.argv[1]), datetime.datetime(2026, 9, 5, 16, 8), 'x').name)"
     )
     processes = [

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from assist.core.settings import VoiceSettings
-from assist.mcp.supervisor import MAX_FAILURES, Voice, VoiceFailure
+from assist.mcp.speech.supervisor import MAX_FAILURES, Voice, VoiceFailure
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from supervisor_fakes import fake, registry, wait_gone
@@ -314,7 +314,7 @@ def test_the_real_helper_speaks_with_espeak_and_the_server_never_loads_numpy(
         import sys
         from pathlib import Path
         from assist.core.settings import VoiceSettings
-        from assist.mcp.supervisor import Voice
+        from assist.mcp.speech.supervisor import Voice
         voice = Voice(VoiceSettings(engine="espeak"), no_play=True, save_dir={str(tmp_path)!r})
         result = voice.say("Hello, this is the assistant speaking.", "warm")
         voice.close()

@@ -19,8 +19,13 @@ from assist.core.engines import (
 )
 from assist.core.plugins import Registry
 from assist.core.settings import VoiceSettings
-from assist.mcp.engine_choice import choose_here, describe_engines, load_plugins, total_memory
-from assist.mcp.helper_command import (
+from assist.mcp.speech.engine_choice import (
+    choose_here,
+    describe_engines,
+    load_plugins,
+    total_memory,
+)
+from assist.mcp.speech.helper_command import (
     engine_packages,
     helper_arguments,
     helper_program,

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 import pytest
-from assist.mcp.helper_process import HelperError, HelperProcess, kill_all_helpers
+from assist.mcp.speech.helper_process import HelperError, HelperProcess, kill_all_helpers
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from supervisor_fakes import fake, gone, wait_gone
@@ -191,7 +191,7 @@ def test_a_helper_dies_with_a_server_killed_outright_even_when_it_ignores_end_of
     server = textwrap.dedent(
         f"""
         import sys, threading, time
-        from assist.mcp.helper_process import HelperProcess
+        from assist.mcp.speech.helper_process import HelperProcess
         helpers = []
         def start():  # from a worker thread that then ends, as the server's workers do
             helper = HelperProcess({fake("ignores_quit")!r}, "fake")

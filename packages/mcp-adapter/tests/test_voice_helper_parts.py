@@ -16,7 +16,7 @@ import pytest
 import soundfile
 from assist.core.engines import VOICES, EngineSpec, VoiceOptions
 from assist.core.plugins import Registry
-from assist.mcp import engine_choice
+from assist.mcp.speech import engine_choice
 from assist.mcp.voice import loading
 from assist.mcp.voice.player import (
     BLOCK_S,

@@ -21,7 +21,7 @@ from assist.core.engines import (
     hookimpl,
 )
 from assist.core.plugins import Registry
-from assist.mcp.engine_choice import choose_here, load_plugins
+from assist.mcp.speech.engine_choice import choose_here, load_plugins
 from assist.voice.qwen3 import plugin as qwen3_plugin
 from assist.voice.supertonic import plugin as supertonic_plugin
 from assist.voice.supertonic.files import REQUIRED

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from assist.core.engines import VOICES, EngineSpec, hookimpl
 from assist.core.plugins import Registry
-from assist.mcp.engine_choice import load_plugins
+from assist.mcp.speech.engine_choice import load_plugins
 
 FAKES = Path(__file__).parent
 FAKE_ENGINES = ("kokoro", "piper", "espeak")

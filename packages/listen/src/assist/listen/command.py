@@ -102,9 +102,9 @@ def _plan(args: argparse.Namespace) -> _Plan:
     from assist.listen.devices import DeviceError, find_device
     from assist.listen.recognisers import RecogniserError, build_recogniser
     from assist.listen.sources import CaptureError, DeviceSource, StdinSource, WavSource
-    from assist.mcp.config import ConfigFile
-    from assist.mcp.engine_choice import engine_names
-    from assist.mcp.paths import config_path, sessions_root
+    from assist.mcp.speech.engine_choice import engine_names
+    from assist.mcp.store.config import ConfigFile
+    from assist.mcp.store.paths import config_path, sessions_root
 
     location = config_path(os.environ)
     settings = ConfigFile.at(location, engine_names(os.environ)).load()
@@ -148,7 +148,7 @@ def _record(plan: _Plan) -> int:
     from assist.listen.session_files import RawJsonl, TrackFiles, write_session_json
     from assist.listen.track import Track
     from assist.listen.view import make_view
-    from assist.mcp.sessions import create_session
+    from assist.mcp.store.sessions import create_session
 
     stop = threading.Event()
     for name in ENDING_SIGNALS:

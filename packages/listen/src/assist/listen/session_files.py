@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 from assist.core.lines import RawLine, encode_raw_line
-from assist.mcp.native_wav import GrowingWav
+from assist.mcp.replay.native_wav import GrowingWav
 
 RATE_HZ = 16_000
 """The rate of the spool and of `<track>.wav`: the recogniser's."""

@@ -19,8 +19,8 @@ A client cancelling the call leaves the cursor where it was: the lines come back
 wait. While a confirm listens, `wait_for_transcript` is refused as a second wait, and a confirm
 is refused while a wait runs: both would take the same lines.
 
-This module reaches into the watch (`assist.mcp.watch.Watcher`) for its meeting and helpers: it
-is the watch's fifth tool, kept apart so the four of 3.4-3.7 read as they are specified.
+This module reaches into the watch (`assist.mcp.server.watch.Watcher`) for its meeting and
+helpers: it is the watch's fifth tool, kept apart so the four of 3.4-3.7 read as specified.
 """
 
 from __future__ import annotations
@@ -38,11 +38,11 @@ from assist.core.lines import RawLine
 from assist.core.settings import Settings
 from assist.core.speech import Refusal, check_question
 from assist.mcp.diagnostics import note
-from assist.mcp.sessions import SessionRefusal
-from assist.mcp.tools import refusal, result
+from assist.mcp.server.tools import refusal, result
+from assist.mcp.store.sessions import SessionRefusal
 
 if TYPE_CHECKING:
-    from assist.mcp.watch import Meeting, Watcher
+    from assist.mcp.server.watch import Meeting, Watcher
 
 
 @attrs.frozen

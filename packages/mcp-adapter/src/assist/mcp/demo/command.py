@@ -60,7 +60,7 @@ from assist.mcp.demo.live import STAND_IN, LiveOutput, summary_table
 from assist.mcp.demo.memory import SAMPLE_S, PeakMemory, children, command_line
 from assist.mcp.demo.summary import build_summary, read_log
 from assist.mcp.demo.voice_choice import NoVoice, demo_engine
-from assist.mcp.meeting_files import BUILT_IN, Meeting, MeetingError, load_meeting
+from assist.mcp.replay.meeting_files import BUILT_IN, Meeting, MeetingError, load_meeting
 from rich.console import Console
 
 NAME = "Claude"
@@ -124,13 +124,13 @@ class Plan:
 
     def server_command(self) -> list[str]:
         flags = ["--save-audio", str(self.audio)] + ([] if self.play else ["--no-play"])
-        return [sys.executable, "-m", "assist.mcp.cli", "mcp", *flags]
+        return [sys.executable, "-m", "assist.mcp.commands.cli", "mcp", *flags]
 
     def replay_command(self) -> list[str]:
         return [
             sys.executable,
             "-m",
-            "assist.mcp.replay",
+            "assist.mcp.replay.replay",
             self.meeting_spec,
             "--into",
             str(self.sessions),
@@ -377,7 +377,7 @@ def _sample(peaks: PeakMemory, replay_pid: int) -> None:
         peaks.sample(worker, "replay_recogniser")
     for pid in children(os.getpid()):
         line = command_line(pid)
-        if "assist.mcp.cli" in line and "mcp" in line:
+        if "assist.mcp.commands.cli" in line and "mcp" in line:
             peaks.sample(pid, "server")
             for helper in children(pid):
                 peaks.sample(helper, "helper")

@@ -31,8 +31,8 @@ from assist.core.meeting_log import parse_time
 from assist.core.testing import word_error_rate
 from assist.mcp.demo.agent import AgentRecord
 from assist.mcp.demo.policy import spoken_text
-from assist.mcp.echo_feeder import REPLY_WAV
-from assist.mcp.meeting_files import Meeting
+from assist.mcp.replay.echo_feeder import REPLY_WAV
+from assist.mcp.replay.meeting_files import Meeting
 
 COOLDOWN_SLACK_S = 0.25
 """Clock slack when checking gaps against the cooldown: the gate runs on the server's

@@ -22,8 +22,8 @@ import time
 from pathlib import Path
 
 from assist.core.engines import VOICES, VoiceOptions
-from assist.mcp import engine_choice
-from assist.mcp.paths import voice_cache_root
+from assist.mcp.speech import engine_choice
+from assist.mcp.store.paths import voice_cache_root
 from assist.mcp.voice import loading
 from assist.mcp.voice.output import PROGRAM, note, take_stdout
 

@@ -15,7 +15,7 @@ import sys
 
 from assist.core.engines import Engine, EngineSpec, VoiceOptions
 from assist.core.plugins import Registry, UnknownPlugin
-from assist.mcp.engine_choice import LAST_RESORT_PACKAGE, choose_here
+from assist.mcp.speech.engine_choice import LAST_RESORT_PACKAGE, choose_here
 
 AUTO = "auto"
 """The `--engine` value that lets the machine choose (behaviour 9.1)."""
@@ -34,7 +34,7 @@ def choose(
     memory: int | None = None,
 ) -> str:
     """The engine name to run: the one asked for, or for `auto` the machine's choice, made
-    the same way as the server's (`assist.mcp.engine_choice`)."""
+    the same way as the server's (`assist.mcp.speech.engine_choice`)."""
     configured = None if requested == AUTO else requested
     chosen = choose_here(configured, registry, options, memory=memory, platform=platform)
     if chosen is None:

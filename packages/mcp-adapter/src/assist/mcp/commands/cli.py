@@ -1,0 +1,152 @@
+"""The `assist` command: one entry point for the I/O shell's subcommands.
+
+`assist mcp` takes exactly `--no-play` and `--save-audio DIR` (behaviour 3.1); anything else
+prints the usage on stderr and exits 2, and nothing but protocol ever reaches its stdout, so its
+arguments are read by hand rather than by argparse (whose `-h` would print on stdout).
+Subcommands import what they need when they run, so `assist mcp` loads no engine code.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+MCP_USAGE = "usage: assist mcp [--no-play] [--save-audio DIR]"
+
+
+def engines_command(_args: argparse.Namespace) -> int:
+    """List the registered voice engines, then the speech recognisers: their packages and
+    whether each can load here."""
+    from assist.core.engines import VOICES, VoiceOptions
+    from assist.core.recognisers import RecogniserOptions
+    from assist.mcp.speech.engine_choice import describe_engines, load_plugins
+    from assist.mcp.speech.recogniser_choice import describe_recognisers, recognisers
+    from assist.mcp.store.paths import voice_cache_root
+
+    options = VoiceOptions(cache_root=str(voice_cache_root(os.environ)))
+    for line in describe_engines(load_plugins(VOICES, os.environ), options):
+        print(line)
+    for line in describe_recognisers(recognisers(os.environ), RecogniserOptions()):
+        print(line)
+    return 0
+
+
+def mcp_arguments(argv: list[str]) -> tuple[bool, str | None] | None:
+    """(no_play, save_audio) from `assist mcp`'s arguments, or None when they are not usable."""
+    no_play = False
+    save_audio: str | None = None
+    rest = list(argv)
+    while rest:
+        argument = rest.pop(0)
+        if argument == "--no-play" and not no_play:
+            no_play = True
+        elif argument == "--save-audio" and save_audio is None and rest and rest[0]:
+            save_audio = rest.pop(0)
+        elif argument.startswith("--save-audio=") and save_audio is None:
+            save_audio = argument.partition("=")[2] or None
+            if save_audio is None:
+                return None
+        else:
+            return None
+    return no_play, save_audio
+
+
+def mcp_command(argv: list[str]) -> int:
+    """`assist mcp [--no-play] [--save-audio DIR]`: serve the watching tools on stdio."""
+    parsed = mcp_arguments(argv)
+    if parsed is None:
+        print(MCP_USAGE, file=sys.stderr)
+        return 2
+    from assist.mcp.server.server import run
+
+    no_play, save_audio = parsed
+    return run(no_play=no_play, save_audio=save_audio)
+
+
+def config_command(argv: list[str]) -> int:
+    """`assist config [KEY VALUE]`: show the settings in use, or set one key."""
+    from assist.mcp.store.config import config_command as run
+
+    return run(argv)
+
+
+def replay_command(argv: list[str]) -> int:
+    """`assist replay MEETING --into ROOT ...`: play a scripted meeting into a session folder."""
+    from assist.mcp.replay.replay import replay_command as run
+
+    return run(argv)
+
+
+def demo_command(argv: list[str]) -> int:
+    """`assist demo ...`: the sample meeting end to end with a stand-in agent."""
+    from assist.mcp.demo.command import demo_command as run
+
+    return run(argv)
+
+
+def doctor_command(argv: list[str]) -> int:
+    """`assist doctor [--prepare]`: what a watch would use here, and whether its voice starts."""
+    from assist.mcp.commands.doctor import doctor_command as run
+
+    return run(argv)
+
+
+def say_command(argv: list[str]) -> int:
+    """`assist say TEXT ...`: speak one line through the voice helper, as a watch would."""
+    from assist.mcp.commands.say import say_command as run
+
+    return run(argv)
+
+
+LISTEN_MISSING = (
+    "assist listen: the listener is not installed (it is the assist-listen package); install it "
+    "with pip install 'assist-core[listen]', or uv sync in a checkout of assist"
+)
+
+
+def listen_command(argv: list[str]) -> int:
+    """`assist listen ...`: record a meeting from a microphone (assist-listen, when installed)."""
+    try:
+        from assist.listen.command import listen_command as run
+    except ModuleNotFoundError as missing:
+        if missing.name not in ("assist.listen", "assist.listen.command"):
+            raise
+        print(LISTEN_MISSING, file=sys.stderr)
+        return 2
+    return run(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    direct = {
+        "mcp": mcp_command,
+        "config": config_command,
+        "replay": replay_command,
+        "demo": demo_command,
+        "doctor": doctor_command,
+        "say": say_command,
+        "listen": listen_command,
+    }
+    if arguments and arguments[0] in direct:
+        return direct[arguments[0]](arguments[1:])
+    parser = argparse.ArgumentParser(prog="assist", description=__doc__.splitlines()[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+    commands.add_parser("engines", help="list voice engines and speech recognisers").set_defaults(
+        run=engines_command
+    )
+    commands.add_parser("mcp", help="serve the MCP tools on stdio: " + MCP_USAGE[7:])
+    commands.add_parser("config", help="show the settings, or set one: assist config KEY VALUE")
+    commands.add_parser("replay", help="play a scripted meeting into a session folder")
+    commands.add_parser("demo", help="the sample meeting end to end, with a stand-in agent")
+    commands.add_parser(
+        "doctor", help="what the assistant would use here and whether its voice can start"
+    )
+    commands.add_parser("say", help="speak one line through the voice helper, as a watch would")
+    commands.add_parser("listen", help="record a meeting from a microphone into a session folder")
+    args = parser.parse_args(arguments)
+    return int(args.run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,419 @@
+"""`assist replay`: play a scripted meeting into a new session folder, as a recorder would.
+
+The session is written exactly as behaviour 1.2-1.6 describes a recording: a new folder
+claimed with one atomic mkdir, `raw.jsonl` lines appended at their times (scaled by
+`--speed`), and `audio/room.native.wav` growing every 200 ms while the meeting runs, so the
+session is live; at the end `session.json` is written and the WAV removed, so it ends.
+
+`--echo` adds the echo feeder (`echo_feeder`): each line the assistant speaks comes back into
+the room track 3 s (scaled) after it ended, as loudspeakers feed the microphone. The echo's
+`start_ms`/`end_ms` are on the room track's clock; it has no speaker, as a recogniser would
+not know one. `--after-join` (ours, for the demo) holds the meeting's first line until an
+assistant has joined the session and said its notice (its WAV is in `--audio DIR`), so a
+meeting replayed at speed does not run ahead of a voice that is still loading; the tracks'
+clocks start when the meeting does.
+
+`--events` prints one JSON object per line on stdout as things happen (`session`, `started`,
+`line`, `echo`, `ended`), for programs that drive a replay; the demo reads them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from assist.core.lines import RawLine, encode_raw_line, line_view
+from assist.mcp.replay.echo_feeder import ECHO_DELAY_S, MODES, Echo, EchoFeeder
+from assist.mcp.replay.meeting_files import BUILT_IN, Meeting, MeetingError, load_meeting
+from assist.mcp.replay.native_wav import RATE_HZ, GrowingWav
+from assist.mcp.store.sessions import create_session
+
+TICK_S = 0.2
+"""The recorder's capture tick: the room WAV grows this often (behaviour 1.6)."""
+FEEDER_POLL_S = 0.1
+"""How often the echo feeder looks at the log; an echo is due seconds later, so 0.1 s is
+plenty and costs a stat and a short read."""
+JOIN_WAIT_S = 120.0
+"""With --after-join, the meeting starts anyway after this long, with a note on stderr
+(the longest a voice may take to load before the notice, behaviour 9.3, is far shorter)."""
+ECHO_TAIL_S = 20.0
+"""With --echo, the recording runs on past the meeting's end (at most this long) until every
+line the assistant began has come back, as a recorder left running a little longer would
+hear it; otherwise a remark near the end would never be fed back."""
+ECHO_HEARD_S = 1.0
+"""After an echo written past the end, the recording runs on this long so a reader polling
+every 0.5 s reads it before the session ends."""
+ECHO_CONFIDENCE = 0.8
+"""Recognition confidence written on echo lines (any value will do; readers ignore it)."""
+SESSION_MODEL = "assist replay"
+"""The `model` of session.json: what produced the transcript."""
+
+Report = Callable[[dict[str, Any]], None]
+
+
+class Replay:
+    """One replay of `meeting` into a new session under `root`."""
+
+    def __init__(
+        self,
+        meeting: Meeting,
+        root: Path,
+        *,
+        speed: float = 1.0,
+        echo: str | None = None,
+        audio_dir: Path | None = None,
+        after_join: bool = False,
+        report: Report = lambda event: None,
+        stop: threading.Event | None = None,
+    ) -> None:
+        self.meeting = meeting
+        self.root = root
+        self.speed = speed
+        self.echo = echo
+        self.audio_dir = audio_dir
+        self.after_join = after_join
+        self.report = report
+        self.stop = stop or threading.Event()
+        self.lines_written = 0
+        self.echoes_written = 0
+        self._raw: int | None = None
+        self._start_wall = 0.0
+        self._last_echo = 0.0
+
+    def run(self) -> Path:
+        """Replay the whole meeting (or until `stop` is set); returns the session folder."""
+        started = datetime.now().astimezone()
+        folder = create_session(self.root, started, self.meeting.name)
+        (folder / "audio").mkdir()
+        wav = GrowingWav(folder / "audio" / "room.native.wav")
+        self._raw = os.open(folder / "raw.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        feeder = self._feeder(folder)
+        self.report({"event": "session", "id": folder.name, "dir": str(folder), "at": time.time()})
+        try:
+            ticker = _Ticker(wav)
+            if self.after_join:
+                self._wait_for_join(folder, ticker)
+            self._play(ticker, feeder)
+        finally:
+            os.close(self._raw)
+            if feeder is not None:
+                for missed in feeder.given_up:
+                    print(f"assist replay: no echo written for: {missed}", file=sys.stderr)
+                feeder.close()
+            ended = datetime.now().astimezone()
+            _write_session_json(folder, self.meeting, started, ended)
+            wav.remove()
+            self.report(
+                {
+                    "event": "ended",
+                    "at": time.time(),
+                    "lines": self.lines_written,
+                    "echoes": self.echoes_written,
+                    "stopped_early": self.stop.is_set(),
+                }
+            )
+        return folder
+
+    def _feeder(self, folder: Path) -> EchoFeeder | None:
+        if self.echo is None:
+            return None
+        transcribe = None
+        if self.echo == "asr":
+            from assist.core.testing import transcribe_wav
+
+            transcribe = transcribe_wav
+        return EchoFeeder(
+            folder,
+            self.echo,
+            delay_s=ECHO_DELAY_S / self.speed,
+            audio_dir=self.audio_dir,
+            transcribe=transcribe,
+        )
+
+    def _wait_for_join(self, folder: Path, ticker: _Ticker) -> None:
+        """Until an assistant has joined and, when its save folder is known, its notice has
+        been said (the notice's WAV is there): the room hears the notice before it talks."""
+        log = folder / "assistant.jsonl"
+        before = _reply_wavs(self.audio_dir)
+        deadline = time.monotonic() + JOIN_WAIT_S
+        while not self.stop.is_set():
+            if _has_joined(log) and (
+                self.audio_dir is None or _reply_wavs(self.audio_dir) - before
+            ):
+                return
+            if time.monotonic() >= deadline:
+                print(
+                    f"assist replay: no assistant joined {folder.name} within {JOIN_WAIT_S:.0f} s; "
+                    "starting the meeting anyway",
+                    file=sys.stderr,
+                )
+                return
+            ticker.tick()
+            self.stop.wait(FEEDER_POLL_S)
+
+    def _play(self, ticker: _Ticker, feeder: EchoFeeder | None) -> None:
+        start = time.monotonic()
+        self._start_wall = time.time()
+        self.report({"event": "started", "at": self._start_wall, "speed": self.speed})
+        due = [start + ms / 1000 / self.speed for ms in self.meeting.publish_ms()]
+        end = start + self.meeting.duration_ms / 1000 / self.speed
+        pending = list(range(len(self.meeting.lines)))
+        next_poll = start
+        while not self.stop.is_set():
+            now = time.monotonic()
+            ticker.tick()
+            while pending and due[pending[0]] <= now:
+                script_line = self.meeting.lines[pending.pop(0)]
+                self._append(script_line.line)
+                self.report(
+                    {
+                        "event": "line",
+                        "index": self.lines_written + self.echoes_written - 1,
+                        "at": time.time(),
+                        "cue": script_line.cue,
+                        "line": line_view(script_line.line),
+                    }
+                )
+            if feeder is not None and now >= next_poll:
+                next_poll = now + FEEDER_POLL_S
+                for echo in feeder.poll(time.time()):
+                    self._append_echo(echo)
+            if now >= end and not pending and not self._echoes_to_come(feeder, now, end):
+                return
+            wake = [ticker.next_at]
+            wake += [next_poll] if feeder is not None else []
+            wake += [end] if now < end else []
+            wake += [due[pending[0]]] if pending else []
+            self.stop.wait(max(0.0, min(wake) - time.monotonic()))
+
+    def _echoes_to_come(self, feeder: EchoFeeder | None, now: float, end: float) -> bool:
+        """Whether to keep recording past the end: a line has not come back yet, or came back
+        so late that a reader polling the transcript may not have seen it."""
+        if feeder is None or now >= end + ECHO_TAIL_S:
+            return False
+        return feeder.waiting() > 0 or now < self._last_echo + ECHO_HEARD_S
+
+    def _append(self, line: RawLine, *, echo: bool = False) -> None:
+        assert self._raw is not None
+        os.write(self._raw, encode_raw_line(line).encode("utf-8"))
+        if echo:
+            self.echoes_written += 1
+        else:
+            self.lines_written += 1
+
+    def _append_echo(self, echo: Echo) -> None:
+        end_ms = self._track_ms(echo.ended)
+        line = RawLine(
+            track="room",
+            start_ms=max(0, end_ms - round(echo.audio_s * 1000)),
+            end_ms=end_ms,
+            text=echo.text,
+            confidence=ECHO_CONFIDENCE,
+        )
+        self._append(line, echo=True)
+        self._last_echo = time.monotonic()
+        self.report(
+            {
+                "event": "echo",
+                "index": self.lines_written + self.echoes_written - 1,
+                "at": time.time(),
+                "of": echo.kind,
+                "mode": echo.mode,
+                "said": echo.said,
+                "line": line_view(line),
+            }
+        )
+
+    def _track_ms(self, wall: float) -> int:
+        """A wall-clock time on the tracks' clock: meeting milliseconds since the start."""
+        return max(0, round((wall - self._start_wall) * self.speed * 1000))
+
+
+class _Ticker:
+    """Grows the room WAV every TICK_S with the silence of the time that passed."""
+
+    def __init__(self, wav: GrowingWav) -> None:
+        self.wav = wav
+        self.last = time.monotonic()
+        self.next_at = self.last + TICK_S
+
+    def tick(self) -> None:
+        now = time.monotonic()
+        if now >= self.next_at:
+            self.wav.grow(now - self.last)
+            self.last = now
+            self.next_at = now + TICK_S
+
+
+def _reply_wavs(folder: Path | None) -> set[str]:
+    try:
+        return {path.name for path in folder.glob("reply-*.wav")} if folder else set()
+    except OSError:
+        return set()
+
+
+def _has_joined(log: Path) -> bool:
+    try:
+        text = log.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    return '"event":"joined"' in text.replace(" ", "")
+
+
+def _write_session_json(folder: Path, meeting: Meeting, started: datetime, ended: datetime) -> None:
+    """The metadata a recorder writes when capture ends (behaviour 1.3)."""
+    meta = {
+        "id": folder.name,
+        "name": meeting.title,
+        "started_at": started.isoformat(),
+        "ended_at": ended.isoformat(),
+        "duration_s": round((ended - started).total_seconds(), 3),
+        "device_hz": RATE_HZ,
+        "mic_hz": RATE_HZ,
+        "channels": 1,
+        "mic_channels": 1,
+        "apps": [],
+        "model": SESSION_MODEL,
+        "warnings": [],
+    }
+    partial = folder / "session.json.part"
+    partial.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
+    os.replace(partial, folder / "session.json")
+
+
+# The command ---------------------------------------------------------------------------
+
+
+def parser() -> argparse.ArgumentParser:
+    shipped = ", ".join(BUILT_IN)
+    result = argparse.ArgumentParser(
+        prog="assist replay",
+        description="Play a scripted meeting into a new session folder, as a recorder would: "
+        "the session is live while it plays and ends after.",
+    )
+    result.add_argument("meeting", help=f"a meeting file, or a shipped meeting: {shipped}")
+    result.add_argument(
+        "--into", required=True, type=Path, metavar="ROOT", help="the sessions root to write in"
+    )
+    result.add_argument(
+        "--speed", type=float, default=1.0, help="play this many times faster (default 1)"
+    )
+    result.add_argument(
+        "--echo",
+        nargs="?",
+        const="exact",
+        choices=MODES,
+        help="write each line the assistant speaks back into the room track 3 s after it "
+        "ended: the exact words (default), or what pocketsphinx hears in its WAV (asr)",
+    )
+    result.add_argument(
+        "--audio",
+        type=Path,
+        metavar="DIR",
+        help="the folder the voice saves its lines in (assist mcp --save-audio DIR); "
+        "needed by --echo asr",
+    )
+    result.add_argument(
+        "--after-join",
+        action="store_true",
+        help="start the meeting once an assistant has joined the session",
+    )
+    result.add_argument(
+        "--events", action="store_true", help="print what happens as JSON lines on stdout"
+    )
+    return result
+
+
+def replay_command(argv: list[str]) -> int:
+    """`assist replay MEETING --into ROOT [--speed X] [--echo [exact|asr]] [--audio DIR]`."""
+    args = parser().parse_args(argv)
+    if not math.isfinite(args.speed) or args.speed <= 0:
+        print(
+            f"assist replay: --speed {args.speed} is not a positive number; "
+            "use 1 for real time, 4 for four times faster",
+            file=sys.stderr,
+        )
+        return 2
+    if args.echo == "asr":
+        problem = _asr_problem(args.audio)
+        if problem:
+            print(f"assist replay: {problem}", file=sys.stderr)
+            return 2
+    try:
+        meeting = load_meeting(args.meeting)
+    except MeetingError as error:
+        print(f"assist replay: {error}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    for number in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(number, lambda *_: stop.set())
+    replay = Replay(
+        meeting,
+        args.into,
+        speed=args.speed,
+        echo=args.echo,
+        audio_dir=args.audio,
+        after_join=args.after_join,
+        report=_print_event if args.events else _print_plainly,
+        stop=stop,
+    )
+    try:
+        replay.run()
+    except OSError as error:
+        print(
+            f"assist replay: could not write the session under {args.into}: {error}; "
+            "check that the folder exists and is writable",
+            file=sys.stderr,
+        )
+        return 1
+    return 0
+
+
+def _asr_problem(audio: Path | None) -> str | None:
+    if audio is None:
+        return (
+            "--echo asr needs --audio DIR, the folder the voice saves its lines in "
+            "(the one given to assist mcp --save-audio)"
+        )
+    try:
+        import numpy  # noqa: F401
+        import pocketsphinx  # noqa: F401
+    except ImportError as missing:
+        return (
+            f"--echo asr needs numpy and pocketsphinx ({missing}); install them with "
+            "pip install pocketsphinx, or use --echo exact"
+        )
+    return None
+
+
+def _print_event(event: dict[str, Any]) -> None:
+    sys.stdout.write(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
+def _print_plainly(event: dict[str, Any]) -> None:
+    kind = event["event"]
+    if kind == "session":
+        print(f"recording {event['id']} in {Path(event['dir']).parent}", flush=True)
+    elif kind == "line":
+        line = event["line"]
+        print(f"  {line['track']:4} {line['speaker'] or '?'}: {line['text']}", flush=True)
+    elif kind == "echo":
+        print(f"  room (echo of the assistant): {event['line']['text']}", flush=True)
+    elif kind == "ended":
+        echoes = f", {event['echoes']} echoes" if event["echoes"] else ""
+        print(f"recording ended: {event['lines']} lines{echoes}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(replay_command(sys.argv[1:]))

@@ -1,0 +1,208 @@
+"""`assist mcp`: the MCP server over stdio (behaviour 3.1).
+
+Built on the official SDK's low-level `Server` (`mcp.server.lowlevel`), not on `MCPServer`:
+the high-level server generates input schemas from function signatures and validates arguments
+against them, while ours has fixed schemas and watching tools that read arguments leniently.
+The SDK's JSON-RPC dispatcher gives what the reference lacked: each request runs in its own
+task, so `ping`, `tools/list`, the prompt and the session tools are answered while a wait or a
+line is in flight, and `notifications/cancelled` interrupts the request it names. Lines are
+screened before the SDK sees them (`wire`, `transport`), so protocol errors keep the codes and
+ids of 3.1 where the SDK would drop the line or answer with a generic message.
+
+EOF on stdin, SIGTERM, SIGINT and SIGHUP all end the same way: the watch is left (which stops
+the voice helper and removes the heartbeat), requests already read are answered, and the
+process exits 0. Every helper still running is killed on the way out, whatever happened.
+
+Test hooks (environment, for tests only): `ASSIST_VOICE_COMMAND` replaces the `assist-voice`
+command line (split like a shell would) so a fake helper can stand in for the real one;
+`ASSIST_PACING_SCALE` multiplies the batching clock (poll 0.5 s, settle 3 s, longest 20 s) so
+tests of the batching rules run in a fraction of the time.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import signal
+import traceback
+from collections.abc import Mapping
+from importlib import metadata
+from typing import Any
+
+import anyio
+import mcp_types as types
+from assist.core import refusals
+from assist.core.batcher import DEFAULT_PACING, Pacing
+from assist.core.settings import VoiceSettings
+from assist.mcp.diagnostics import note
+from assist.mcp.server import tools, wire
+from assist.mcp.server.session_tools import SessionTools
+from assist.mcp.server.transport import ProtocolStreams, Wire
+from assist.mcp.server.watch import Watcher
+from assist.mcp.speech.engine_choice import engine_names
+from assist.mcp.speech.supervisor import Voice, kill_all_helpers
+from assist.mcp.store.config import ConfigFile
+from assist.mcp.store.paths import beside_config, config_path, sessions_root, voice_cache_root
+from assist.mcp.store.sessions import SessionStore
+
+from mcp.server.context import ServerRequestContext
+from mcp.server.lowlevel import Server
+from mcp.shared.exceptions import MCPError
+
+SERVER_NAME = "assist"
+DISTRIBUTION = "assist-mcp"
+VOICE_COMMAND_VARIABLE = "ASSIST_VOICE_COMMAND"
+PACING_VARIABLE = "ASSIST_PACING_SCALE"
+SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+"""Each ends the server like EOF does, after the same teardown (ours)."""
+
+
+def version() -> str:
+    try:
+        return metadata.version(DISTRIBUTION)
+    except metadata.PackageNotFoundError:
+        return "0"
+
+
+def pacing(environ: Mapping[str, str]) -> Pacing:
+    """The batching clock, scaled by `ASSIST_PACING_SCALE` when a test sets it."""
+    value = environ.get(PACING_VARIABLE)
+    if not value:
+        return DEFAULT_PACING
+    try:
+        scale = float(value)
+    except ValueError:
+        note(f"{PACING_VARIABLE}={value!r} is not a number; using the normal batching clock")
+        return DEFAULT_PACING
+    return Pacing(
+        poll_s=DEFAULT_PACING.poll_s * scale,
+        settle_s=DEFAULT_PACING.settle_s * scale,
+        longest_s=DEFAULT_PACING.longest_s * scale,
+    )
+
+
+def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
+    """The SDK server with our tools, prompt and handlers."""
+    watching = {
+        "watch_meeting": watcher.watch_meeting,
+        "wait_for_transcript": watcher.wait_for_transcript,
+        "speak": watcher.speak,
+        "confirm": watcher.confirm,
+        "stop_watching": watcher.stop_watching,
+    }
+
+    async def list_tools(
+        _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools.tool_list())
+
+    async def call_tool(
+        _ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        arguments = params.arguments or {}
+        if params.name in tools.SESSION_TOOLS:
+            return await session_tools.call(params.name, arguments)
+        handler = watching.get(params.name)
+        if handler is None:  # `wire` screens names first; kept so the table holds regardless
+            names = ", ".join(tools.TOOL_NAMES)
+            raise MCPError(
+                wire.INVALID_PARAMS, f"there is no tool {params.name!r}; the tools are {names}"
+            )
+        try:
+            return await handler(arguments)
+        except Exception as error:  # a bug or an unforeseen OS error: the agent hears of it
+            note(f"{params.name} failed unexpectedly:\n{traceback.format_exc().rstrip()}")
+            described = f"{type(error).__name__}: {error}"
+            return tools.refusal(refusals.unexpected_failure(params.name, described))
+
+    async def list_prompts(
+        _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None
+    ) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=tools.prompt_list())
+
+    async def get_prompt(
+        _ctx: ServerRequestContext[Any], params: types.GetPromptRequestParams
+    ) -> types.GetPromptResult:
+        settings = await anyio.to_thread.run_sync(watcher.load_settings)
+        focus = (params.arguments or {}).get("focus")
+        return tools.watch_prompt(settings.assistant.name, focus)
+
+    return Server(
+        SERVER_NAME,
+        version=version(),
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        on_list_prompts=list_prompts,
+        on_get_prompt=get_prompt,
+    )
+
+
+def build_watcher(
+    environ: Mapping[str, str], *, no_play: bool, save_audio: str | None
+) -> tuple[Watcher, SessionTools]:
+    """Resolve the files once (1.1: a running server never moves its sessions root) and wire
+    the watch and the session tools to them."""
+    location = config_path(environ)
+    config = ConfigFile.at(location, engine_names(environ))
+    store = SessionStore(sessions_root(environ, config.load(), location))
+    folder = beside_config(location)
+    command = environ.get(VOICE_COMMAND_VARIABLE)
+    program = shlex.split(command) if command else None
+    cache_root = str(voice_cache_root(environ))
+
+    def voice(settings: VoiceSettings) -> Voice:
+        return Voice(
+            settings,
+            no_play=no_play,
+            save_dir=save_audio,
+            config_dir=folder,
+            cache_root=cache_root,
+            environ=environ,
+            program=program,
+        )
+
+    watcher = Watcher(
+        config=config,
+        store=store,
+        folder=folder,
+        voice_factory=voice,
+        pid=os.getpid(),
+        pacing=pacing(environ),
+    )
+    return watcher, SessionTools(store)
+
+
+async def serve(server: Server[Any], watcher: Watcher, channel: Wire) -> None:
+    """Serve until EOF or a signal, then leave the watch."""
+    async with anyio.create_task_group() as outer:
+
+        async def on_signal() -> None:
+            with anyio.open_signal_receiver(*SIGNALS) as received:
+                async for number in received:
+                    note(f"{signal.Signals(number).name} received; leaving the watch and exiting")
+                    await watcher.shutdown()
+                    outer.cancel_scope.cancel()
+                    return
+
+        outer.start_soon(on_signal)
+        async with anyio.create_task_group() as inner:
+            inner.start_soon(channel.run, watcher.shutdown)
+            await server.run(
+                channel.sdk_read, channel.sdk_write, server.create_initialization_options()
+            )
+        outer.cancel_scope.cancel()
+    with anyio.CancelScope(shield=True):
+        await watcher.shutdown()
+
+
+def run(*, no_play: bool = False, save_audio: str | None = None) -> int:
+    """`assist mcp`: serve on stdin and stdout until EOF or a signal; exit status 0."""
+    streams = ProtocolStreams()
+    try:
+        watcher, session_tools = build_watcher(os.environ, no_play=no_play, save_audio=save_audio)
+        server = build_server(watcher, session_tools)
+        channel = Wire(streams, tools.TOOL_NAMES)
+        anyio.run(serve, server, watcher, channel)
+    finally:
+        kill_all_helpers()
+    return 0

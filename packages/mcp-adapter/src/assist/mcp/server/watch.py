@@ -1,0 +1,669 @@
+"""The watch: the four watching tools of `assist mcp` and the meeting they hold (3.4-3.8, 4).
+
+Everything that decides comes from `assist.core`: the batcher says when a wait is over, the
+gate whether a line may be said, the echo test which lines are the assistant's own voice, the
+consent module what the notice says and how a watch moves, the refusals what the agent reads.
+This module only reads and writes (files, the lock, the heartbeat, the voice) and wires those
+decisions together. Blocking work (a line being spoken, the lock wait, stopping the helper,
+reading files) runs in worker threads, so the server answers other requests meanwhile (4.4).
+
+Concurrency, all on one event loop:
+- one wait at a time per watch; a second is refused;
+- `speak` may run while a wait is in flight; two `speak` calls queue for the floor;
+- `watch_meeting` runs alone: it waits for in-flight waits and speaks to finish, and calls
+  arriving meanwhile wait for it;
+- `stop_watching` runs at once: it ends an in-flight wait (which gives the not-watching refusal)
+  and cuts off a playing line;
+- a wait cancelled by the client puts the cursor back where it began; `speak`, `watch_meeting`
+  and `stop_watching` are shielded from cancellation so the log, the lock and the heartbeat are
+  never left half done.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import anyio
+import attrs
+import mcp_types as types
+from assist.core import consent, meeting_log, refusals
+from assist.core.batcher import DEFAULT_PACING, Batch, Batcher, Pacing, wait_timeout
+from assist.core.consent import LeaveReason, WatchState
+from assist.core.echo import Said, recent
+from assist.core.gate import Gate
+from assist.core.lines import RawLine, render
+from assist.core.settings import Settings, VoiceSettings
+from assist.core.speech import Refusal, SpeechOk, check_speech
+from assist.mcp import confirm
+from assist.mcp.diagnostics import note
+from assist.mcp.server.tools import refusal, result
+from assist.mcp.speech.supervisor import SayResult, Voice, VoiceFailure
+from assist.mcp.store.config import ConfigFile
+from assist.mcp.store.heartbeat import BEAT_S, Beat, Heartbeat
+from assist.mcp.store.lock import LockBusy, SpeakingLock
+from assist.mcp.store.meeting_log_file import MeetingLogFile
+from assist.mcp.store.sessions import RAW_FILE, SessionRefusal, SessionStore, TranscriptReader
+
+RECENT_LINES = 40
+"""Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""
+LOCK_WAIT_S = 5.0
+"""`speak` and the notice wait this long for another voice to finish (4.1)."""
+NOTICE_EMOTION = "warm"
+"""The consent notice is said warmly (3.4 step 5.7)."""
+LINE_STOP_S = 3.0
+"""On leaving, how long a line cut off by `stop` may take to come back before the helper is
+stopped anyway (the helper answers a stop at once; this only bounds a stuck one)."""
+LOOKS_PER_POLL = 10
+"""Between polls a wait looks at the size of `raw.jsonl` this many times per poll interval and
+polls at once when it grew, so a line that names the assistant comes back in tens of
+milliseconds instead of up to half a second later. A poll is still a whole poll (4.2)."""
+
+VoiceFactory = Callable[[VoiceSettings], Voice]
+LineEnded = Callable[["Meeting"], Awaitable[None]]
+
+
+@attrs.define(eq=False)
+class Meeting:
+    """The meeting a watch holds: where it is, what has been read, said and spoken."""
+
+    id: str
+    folder: Path
+    reader: TranscriptReader
+    log: MeetingLogFile
+    gate: Gate
+    notice: str
+    cursor: int
+    voice: Voice | None = None
+    notice_said: Said | None = None
+    utterances: list[Said] = attrs.Factory(list)
+    state: str = "listening"
+    waiting: bool = False
+    left: anyio.Event = attrs.Factory(anyio.Event)
+    left_reason: LeaveReason | None = None
+    line_done: anyio.Event | None = None
+    beat: Beat | None = None
+
+
+@attrs.frozen
+class _Off:
+    """A poll found the assistant switched off."""
+
+
+@attrs.frozen
+class _Ended:
+    """A poll found the watched session is no longer the one recording."""
+
+
+@attrs.frozen
+class _Read:
+    """A poll's new lines, the cursor after them, and the settings it read."""
+
+    settings: Settings
+    lines: list[RawLine]
+    next: int
+    tally: meeting_log.Tally
+
+
+class Watcher:
+    """The server's watch and its four tools; at most one meeting is held at a time."""
+
+    def __init__(
+        self,
+        *,
+        config: ConfigFile,
+        store: SessionStore,
+        folder: Path,
+        voice_factory: VoiceFactory,
+        pid: int,
+        pacing: Pacing = DEFAULT_PACING,
+        clock: Callable[[], float] = time.monotonic,
+        wall: Callable[[], float] = time.time,
+        beat_s: float = BEAT_S,
+    ) -> None:
+        self._config = config
+        self._config_lock = threading.Lock()
+        self._store = store
+        self._voice_factory = voice_factory
+        self._pid = pid
+        self._pacing = pacing
+        self._clock = clock
+        self._wall = wall
+        self._beat_s = beat_s
+        self._heartbeat = Heartbeat(folder, pid)
+        self._floor = SpeakingLock(folder, pid=pid)
+        self._meeting: Meeting | None = None
+        self._lifecycle = consent.Watch()
+        self._joining = anyio.Lock()
+        self._leaving = anyio.Lock()
+        self._speaking = anyio.Lock()
+        self._busy = 0
+        self._quiet = anyio.Event()
+        self._quiet.set()
+        self._calls = 0
+        self._last_call_end: float | None = None
+        self._closed = False
+
+    # The four tools.
+
+    async def watch_meeting(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """3.4: join the meeting being recorded, say the notice, hand back the latest lines."""
+        async with self._joining:
+            await self._quiet.wait()
+            async with self._leaving:
+                pass  # a teardown still under way finishes before anything is joined
+            with anyio.CancelScope(shield=True):
+                self._calls += 1
+                try:
+                    answer = await self._watch(arguments)
+                finally:
+                    self._call_ended()
+        return answer
+
+    async def wait_for_transcript(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """3.5: wait for new speech and hand it over as a batch (4.2)."""
+        timeout_s = wait_timeout(arguments.get("timeout_s"))
+        async with self._watching_call():
+            meeting = self._watched()
+            if meeting is None:
+                return refusal(refusals.not_watching())
+            if meeting.waiting:
+                return refusal(refusals.wait_running())
+            meeting.waiting = True
+            began_at = meeting.cursor
+            try:
+                await self._record_call(meeting)
+                return await self._wait(meeting, timeout_s)
+            except BaseException:
+                if self._meeting is meeting:
+                    meeting.cursor = began_at  # a cancelled wait gives its lines to the next
+                raise
+            finally:
+                meeting.waiting = False
+
+    async def speak(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """3.6: say one line in the room, if the gate and the floor allow it."""
+        checked = check_speech(arguments.get("text"), arguments.get("emotion"))
+        if isinstance(checked, Refusal):
+            return refusal(checked.text)
+        async with self._watching_call():
+            with anyio.CancelScope(shield=True):
+                answer = await self._speak(checked)
+        return answer
+
+    async def confirm(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """14.1: ask a yes-or-no question aloud and listen for the answer (`assist.mcp.confirm`)."""
+        return await confirm.confirm(self, arguments)
+
+    async def stop_watching(self, _arguments: dict[str, Any]) -> types.CallToolResult:
+        """3.7: end the watch at once; always a success."""
+        meeting = self._meeting
+        if meeting is None:
+            return result({"stopped_watching": None, "note": refusals.nothing_to_stop()})
+        await self._leave(LeaveReason.AGENT_STOPPED)  # shielded: a cancel cannot cut it short
+        return result({"stopped_watching": meeting.id, "spoken": meeting.gate.spoken})
+
+    async def shutdown(self) -> None:
+        """EOF or a signal: no new watch, and the held one is left (reason: shutting down)."""
+        self._closed = True
+        await self._leave(LeaveReason.SHUTDOWN)
+
+    def load_settings(self) -> Settings:
+        """The settings as the file says now (a stat when it has not changed); thread-safe."""
+        with self._config_lock:
+            return self._config.load()
+
+    @property
+    def meeting(self) -> Meeting | None:
+        """The meeting held, if any (for tests and status)."""
+        return self._meeting
+
+    # watch_meeting
+
+    async def _watch(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        settings = await anyio.to_thread.run_sync(self.load_settings)
+        if self._closed:
+            return refusal(refusals.shutting_down())
+        if not settings.assistant.enabled:
+            await self._leave(LeaveReason.OFF_AT_WATCH)
+            return refusal(refusals.off_refusal(self._config.ambient))
+        asked = arguments.get("session")
+        now = self._wall()
+        live = await anyio.to_thread.run_sync(self._store.live_session, now)
+        if not (isinstance(asked, str) and asked):
+            if live is None:
+                return refusal(refusals.no_recording())
+            asked = live
+        if asked != live:
+            return refusal(refusals.not_live(asked))
+        held = self._meeting if self._meeting is not None and self._meeting.id == asked else None
+        try:
+            folder = self._store.session_dir(asked, now)
+            reader = held.reader if held is not None else TranscriptReader(folder / RAW_FILE)
+            lines, next_line = await anyio.to_thread.run_sync(reader.read, 0)
+        except (SessionRefusal, OSError) as error:
+            return refusal(refusals.transcript_unreadable(asked, str(error)))
+        meeting = held
+        if meeting is None:
+            await self._leave(LeaveReason.REPLACED)
+            meeting, failure = await self._join(asked, folder, reader, next_line, settings)
+            if failure is not None:
+                return refusal(refusals.notice_failed(failure))
+        await self._record_call(meeting)
+        await self._catch_up(meeting, settings)
+        kept = [line for line in lines if line.text.strip()]
+        return result(
+            {
+                "watching": meeting.id,
+                "you_are": settings.assistant.name,
+                "notice_spoken": meeting.notice,
+                "recent": [render(line) for line in kept[-RECENT_LINES:]],
+                "limits": {
+                    "cooldown_s": settings.assistant.cooldown_s,
+                    "max_per_meeting": settings.assistant.max_per_meeting,
+                    "spoken": meeting.gate.spoken,
+                },
+                "next": refusals.next_after_watch(),
+            }
+        )
+
+    async def _join(
+        self, session: str, folder: Path, reader: TranscriptReader, cursor: int, settings: Settings
+    ) -> tuple[Meeting, str | None]:
+        """3.4 step 5: hold a new meeting and say the notice; the failure reason, if any."""
+        rules = settings.assistant
+        meeting = Meeting(
+            id=session,
+            folder=folder,
+            reader=reader,
+            log=MeetingLogFile(folder),
+            gate=Gate(rules.cooldown_s, rules.max_per_meeting),
+            notice=consent.notice_text(rules.name),
+            cursor=cursor,
+        )
+        self._meeting = meeting
+        self._lifecycle = self._lifecycle.join()
+        await self._record_call(meeting)
+        meeting.beat = Beat(
+            self._heartbeat,
+            claim=lambda: (meeting.id, meeting.state),
+            activity=lambda: (self._calls > 0, self._last_call_end),
+            interval=self._beat_s,
+            clock=self._clock,
+        )
+        meeting.beat.start()
+        await self._append(meeting, meeting_log.joined(_now(), self._pid, meeting.notice))
+        failure = await self._say_notice(meeting, settings.voice)
+        if failure is None and self._meeting is not meeting:
+            return meeting, refusals.stopped_during_notice()
+        if failure is not None:
+            await self._append(meeting, meeting_log.notice_error(_now(), self._pid, failure))
+            await self._leave(LeaveReason.NOTICE_FAILED)
+            return meeting, failure
+        self._lifecycle = self._lifecycle.notice_spoken()
+        return meeting, None
+
+    async def _say_notice(self, meeting: Meeting, voice_settings: VoiceSettings) -> str | None:
+        """Build the voice, take the floor, say the notice; None, or why it could not be said."""
+        try:
+            meeting.voice = self._voice_factory(voice_settings)
+        except Exception as error:
+            return refusals.voice_not_set_up(str(error))
+        try:
+            await anyio.to_thread.run_sync(self._floor.acquire, "assistant", LOCK_WAIT_S)
+        except LockBusy as busy:
+            return refusals.notice_floor_busy(busy.who, busy.pid, LOCK_WAIT_S)
+        except OSError as error:
+            return refusals.notice_floor_unavailable(str(error))
+        try:
+            await self._set_state(meeting, "speaking")
+            meeting.line_done = anyio.Event()
+            try:
+                await anyio.to_thread.run_sync(meeting.voice.say, meeting.notice, NOTICE_EMOTION)
+            except VoiceFailure as failure:
+                return ": ".join(failure.chain)
+            finally:
+                meeting.line_done.set()
+            meeting.notice_said = Said(meeting.notice, self._clock())
+        finally:
+            await anyio.to_thread.run_sync(self._floor.release)
+            await self._set_state(meeting, "listening")
+        return None
+
+    # wait_for_transcript
+
+    async def _wait(self, meeting: Meeting, timeout_s: int) -> types.CallToolResult:
+        batcher = Batcher(started_at=self._clock(), timeout_s=timeout_s, pacing=self._pacing)
+        while True:
+            polled = await anyio.to_thread.run_sync(self._poll, meeting)
+            if self._meeting is not meeting:
+                return self._after_leaving(meeting, batcher.so_far())
+            if isinstance(polled, _Off):
+                await self._leave(LeaveReason.SWITCHED_OFF)
+                return self._after_leaving(meeting, batcher.so_far())
+            if isinstance(polled, _Ended):
+                await self._leave(LeaveReason.RECORDING_ENDED)
+                return self._after_leaving(meeting, batcher.so_far())
+            meeting.cursor = polled.next
+            now = self._clock()
+            meeting.utterances = recent(meeting.utterances, now)
+            own_notice = [meeting.notice_said] if meeting.notice_said is not None else []
+            step = batcher.poll(
+                now,
+                polled.lines,
+                name=polled.settings.assistant.name,
+                utterances=[*meeting.utterances, *polled.tally.utterances],
+                notices=[*own_notice, *polled.tally.notices],
+            )
+            if isinstance(step, Batch):
+                return await self._live(meeting, step, polled.settings)
+            await self._nap(meeting, step.at)
+            if self._meeting is not meeting:
+                return self._after_leaving(meeting, batcher.so_far())
+
+    def _poll(self, meeting: Meeting) -> _Off | _Ended | _Read:
+        """One poll's reading (4.2 steps 1-3), in a worker thread."""
+        settings = self.load_settings()
+        if not settings.assistant.enabled:
+            return _Off()
+        if not self._store.is_the_live_session(meeting.id, self._wall()):
+            return _Ended()
+        try:
+            lines, next_line = meeting.reader.read(meeting.cursor)
+        except (SessionRefusal, OSError) as error:
+            note(f"could not read the transcript of {meeting.id} ({error}); trying again")
+            lines, next_line = [], meeting.cursor
+        tally = self._tally(meeting) if lines else meeting_log.Tally()
+        return _Read(settings, lines, next_line, tally)
+
+    async def _nap(self, meeting: Meeting, until: float) -> None:
+        """Sleep until the next poll, waking early when the watch ends or the file grows."""
+        size = _size(meeting.folder / RAW_FILE)
+        look = self._pacing.poll_s / LOOKS_PER_POLL
+        while (remaining := until - self._clock()) > 0:
+            with anyio.move_on_after(min(remaining, look)):
+                await meeting.left.wait()
+                return
+            if _size(meeting.folder / RAW_FILE) != size:
+                return
+
+    async def _live(
+        self, meeting: Meeting, batch: Batch, settings: Settings
+    ) -> types.CallToolResult:
+        await self._catch_up(meeting, settings)
+        hold = meeting.gate.may_speak(self._clock())
+        answer: dict[str, Any] = {
+            "status": "live",
+            "lines": list(batch.lines),
+            "may_speak": "yes" if hold is None else f"not now: {hold.text}",
+            "spoken": meeting.gate.spoken,
+        }
+        if batch.left_out_as_your_own_voice > 0:
+            answer["left_out_as_your_own_voice"] = batch.left_out_as_your_own_voice
+        if batch.named_you:
+            answer["named_you"] = True
+        return result(answer)
+
+    def _after_leaving(self, meeting: Meeting, batch: Batch) -> types.CallToolResult:
+        """A wait whose watch ended: off or ended with its lines, else the not-watching refusal."""
+        if meeting.left_reason is LeaveReason.SWITCHED_OFF:
+            hint = refusals.next_after_off()
+            return result({"status": "off", "lines": list(batch.lines), "next": hint})
+        if meeting.left_reason is LeaveReason.RECORDING_ENDED:
+            hint = refusals.next_after_ended()
+            return result({"status": "ended", "lines": list(batch.lines), "next": hint})
+        return refusal(refusals.not_watching())
+
+    # speak
+
+    async def _speak(
+        self, line: SpeechOk, on_ended: LineEnded | None = None
+    ) -> types.CallToolResult:
+        settings = await anyio.to_thread.run_sync(self.load_settings)
+        if not settings.assistant.enabled:
+            await self._leave(LeaveReason.SWITCHED_OFF)
+            return refusal(refusals.off_refusal(self._config.ambient))
+        meeting = self._watched()
+        if meeting is None:
+            return refusal(refusals.not_watching())
+        await self._record_call(meeting)
+        await self._catch_up(meeting, settings)
+        hold = meeting.gate.may_speak(self._clock())
+        if hold is not None:
+            return refusal(refusals.held(hold.text))
+        asked_at = self._clock()
+        queued = False
+        with anyio.move_on_after(LOCK_WAIT_S):
+            await self._speaking.acquire()
+            queued = True
+        if not queued:  # a line of this server kept the floor for the whole wait
+            return refusal(refusals.lock_busy("assistant", self._pid))
+        try:
+            wait = max(0.0, LOCK_WAIT_S - (self._clock() - asked_at))
+            try:
+                await anyio.to_thread.run_sync(self._floor.acquire, "assistant", wait)
+            except LockBusy as busy:
+                return refusal(refusals.lock_busy(busy.who, busy.pid))
+            except OSError as error:
+                return refusal(refusals.floor_unavailable(str(error)))
+            try:
+                await self._catch_up(meeting, settings)
+                hold = meeting.gate.may_speak(self._clock())
+                if hold is not None:
+                    return refusal(refusals.held(hold.text))
+                if self._watched() is not meeting:  # stopped while this call queued
+                    return refusal(refusals.not_watching())
+                return await self._say_line(meeting, line, settings, on_ended)
+            finally:
+                await anyio.to_thread.run_sync(self._floor.release)
+        finally:
+            self._speaking.release()
+
+    async def _say_line(
+        self,
+        meeting: Meeting,
+        line: SpeechOk,
+        settings: Settings,
+        on_ended: LineEnded | None = None,
+    ) -> types.CallToolResult:
+        """3.6 steps 9-11: log, count, speak (cut off if switched off), log the outcome.
+
+        `on_ended` runs as soon as the voice is done, before anything is logged (`confirm`
+        marks there where the answer may begin).
+
+        Called with the meeting watched. Until its first await it only changes memory, so a
+        `stop_watching` arriving later finds the line counted (its `left` says so) and waits
+        for `line_done` before it closes the voice.
+        """
+        voice = meeting.voice
+        assert voice is not None
+        utterance = uuid.uuid4().hex
+        meeting.gate.started(self._clock())
+        said = Said(line.text, None)
+        meeting.utterances.append(said)
+        meeting.line_done = anyio.Event()
+        await self._set_state(meeting, "speaking")
+        await self._append(
+            meeting,
+            meeting_log.speaking(_now(), self._pid, utterance, line.text, line.emotion),
+        )
+        handed_at = time.monotonic()
+        outcome, switched_off = await self._play(meeting, voice, line)
+        if on_ended is not None:
+            await on_ended(meeting)
+        took_ms = round((time.monotonic() - handed_at) * 1000)
+        ended = self._clock()
+        meeting.gate.ended(ended)
+        meeting.utterances = [
+            Said(item.text, ended) if item is said else item for item in meeting.utterances
+        ]
+        meeting.line_done.set()
+        if isinstance(outcome, VoiceFailure):
+            message = ": ".join(outcome.chain)
+            event = meeting_log.voice_error(_now(), self._pid, utterance, line.text, message)
+            await self._append(meeting, event)
+            if switched_off:
+                await self._leave(LeaveReason.SWITCHED_OFF)
+                return refusal(refusals.off_refusal(self._config.ambient))
+            await self._set_state(meeting, "listening")
+            return refusal(refusals.voice_failed(outcome.chain))
+        event = meeting_log.spoke(
+            _now(),
+            self._pid,
+            utterance,
+            line.text,
+            line.emotion,
+            first_audio_ms=outcome.first_audio_ms,
+            audio_s=outcome.audio_s,
+            took_ms=took_ms,
+            cut_off=outcome.cut_off,
+        )
+        await self._append(meeting, event)
+        if switched_off:
+            await self._leave(LeaveReason.SWITCHED_OFF)
+            return refusal(refusals.off_refusal(self._config.ambient))
+        await self._set_state(meeting, "listening")
+        spoken = {
+            "said": line.text,
+            "audio_s": outcome.audio_s,
+            "may_still_speak": max(0, settings.assistant.max_per_meeting - meeting.gate.spoken),
+        }
+        if outcome.cut_off:
+            spoken["cut_off"] = True
+        return result(spoken)
+
+    async def _play(
+        self, meeting: Meeting, voice: Voice, line: SpeechOk
+    ) -> tuple[SayResult | VoiceFailure, bool]:
+        """Speak the line in a worker thread; meanwhile re-read the settings every poll
+        interval and cut the line off if the assistant is switched off (ours, 3.6).
+
+        A watch left meanwhile cuts the line off too: `_leave` sends `stop` at once, and the
+        stop is sent again at each look in case it came before the line had reached the
+        helper (a stop for no line in flight is dropped)."""
+        done = anyio.Event()
+        outcome: list[SayResult | VoiceFailure] = []
+
+        async def say() -> None:
+            try:
+                outcome.append(await anyio.to_thread.run_sync(voice.say, line.text, line.emotion))
+            except VoiceFailure as failure:
+                outcome.append(failure)
+            finally:
+                done.set()
+
+        switched_off = False
+        async with anyio.create_task_group() as group:
+            group.start_soon(say)
+            while not done.is_set():
+                with anyio.move_on_after(self._pacing.poll_s):
+                    await done.wait()
+                if done.is_set():
+                    break
+                if meeting.left.is_set():
+                    voice.stop_line()
+                    continue
+                if switched_off:
+                    continue
+                settings = await anyio.to_thread.run_sync(self.load_settings)
+                if not settings.assistant.enabled:
+                    switched_off = True
+                    voice.stop_line()
+        return outcome[0], switched_off
+
+    # Leaving (3.8) and the bookkeeping every call shares.
+
+    async def _leave(self, reason: LeaveReason) -> None:
+        """The shared teardown: log `left`, cut off and stop the voice, stop the beat, drop the
+        meeting, remove the heartbeat if it is ours. Does nothing when no meeting is held."""
+        with anyio.CancelScope(shield=True):
+            meeting = self._meeting
+            if meeting is None:
+                return
+            self._meeting = None
+            self._lifecycle = self._lifecycle.leave(reason)
+            meeting.left_reason = reason
+            meeting.left.set()
+            async with self._leaving:
+                tally = await anyio.to_thread.run_sync(self._tally, meeting)
+                meeting.gate.catch_up(tally.count, tally.last_mono)
+                event = meeting_log.left(_now(), self._pid, reason.why, meeting.gate.spoken)
+                await self._append(meeting, event)
+                if meeting.voice is not None:
+                    meeting.voice.stop_line()
+                    if meeting.line_done is not None:
+                        with anyio.move_on_after(LINE_STOP_S):
+                            await meeting.line_done.wait()
+                    await anyio.to_thread.run_sync(meeting.voice.close)
+                    meeting.voice = None
+                if meeting.beat is not None:
+                    await anyio.to_thread.run_sync(meeting.beat.stop)
+                await anyio.to_thread.run_sync(self._heartbeat.remove_if_ours)
+
+    def _watched(self) -> Meeting | None:
+        """The meeting being watched (its notice said), else None."""
+        if self._lifecycle.state is not WatchState.WATCHING:
+            return None
+        return self._meeting
+
+    @asynccontextmanager
+    async def _watching_call(self) -> AsyncIterator[None]:
+        """A wait or speak: starts after any `watch_meeting` under way, and one in flight
+        makes a `watch_meeting` wait (4.4); counted for the heartbeat's lapse (7)."""
+        async with self._joining:
+            self._busy += 1
+            self._quiet = anyio.Event()
+        self._calls += 1
+        try:
+            yield
+        finally:
+            self._call_ended()
+            self._busy -= 1
+            if self._busy == 0:
+                self._quiet.set()
+
+    def _call_ended(self) -> None:
+        self._calls -= 1
+        self._last_call_end = self._clock()
+
+    async def _record_call(self, meeting: Meeting) -> None:
+        """An agent call: the heartbeat is written at once (7)."""
+        await self._set_state(meeting, meeting.state)
+
+    async def _set_state(self, meeting: Meeting, state: str) -> None:
+        """Heartbeat `listening` or `speaking`, written only while the meeting is still held."""
+        meeting.state = state
+        if self._meeting is meeting:
+            await anyio.to_thread.run_sync(self._heartbeat.write, meeting.id, state)
+
+    async def _catch_up(self, meeting: Meeting, settings: Settings) -> None:
+        """Re-read rules from the settings and catch the gate up from the log (5.3)."""
+        rules = settings.assistant
+        meeting.gate = meeting.gate.with_rules(rules.cooldown_s, rules.max_per_meeting)
+        tally = await anyio.to_thread.run_sync(self._tally, meeting)
+        meeting.gate.catch_up(tally.count, tally.last_mono)
+
+    def _tally(self, meeting: Meeting) -> meeting_log.Tally:
+        text = meeting.log.text()
+        return meeting_log.tally(text, _now(), self._clock(), own_pid=self._pid)
+
+    async def _append(self, meeting: Meeting, event: dict[str, Any]) -> None:
+        await anyio.to_thread.run_sync(meeting.log.append, event)
+
+
+def _now() -> datetime:
+    """Local time with offset, as every log event's `at` is written (5.2)."""
+    return datetime.now().astimezone()
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return -1

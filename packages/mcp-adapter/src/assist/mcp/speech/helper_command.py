@@ -1,0 +1,182 @@
+"""Which engine the voice helper runs and the command line it is started with (behaviour 9.1, 9.2).
+
+The engine for this machine comes from `engine_choice` (the pure choice in `assist.core.engines`
+fed with the installed plugins and the machine's memory); this module adds the fallback, the
+helper's arguments in their order, and where a relative designed-voice folder lives. The helper
+is the `assist-voice` console script beside the running interpreter, so it sees the same
+installed engines as the server.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from assist.core.engines import ENGINE_PACKAGES, EngineSpec, VoiceOptions, choose_fallback
+from assist.core.plugins import Registry
+from assist.mcp.speech.engine_choice import choose_here
+
+PROGRAM = "assist-voice"
+"""The helper's console script, looked for beside the running interpreter."""
+MODULE = "assist.mcp.voice.helper"
+"""The helper's module, run with `-m` when the console script is not installed there."""
+QWEN = "qwen3-tts"
+"""The only engine that takes a style for a fallback, a reference, a description and a cue."""
+QWEN_PACKAGE = "assist.voice.qwen3"
+"""The package whose `voices` folder may ship designed voices for a relative reference."""
+VOICE_FILE = "voice.json"
+"""A designed-voice folder holds this file; the first candidate holding it wins."""
+
+
+class VoiceChoices(Protocol):
+    """The `voice` settings this module reads (`assist.core.settings.VoiceSettings` fits)."""
+
+    @property
+    def engine(self) -> str | None: ...
+    @property
+    def speaker(self) -> str | None: ...
+    @property
+    def style(self) -> str | None: ...
+    @property
+    def description(self) -> str | None: ...
+    @property
+    def cue(self) -> str | None: ...
+    @property
+    def reference(self) -> str | None: ...
+    @property
+    def helper_dir(self) -> str | None: ...
+    @property
+    def fallback(self) -> str | None: ...
+
+
+@dataclass(frozen=True)
+class EnginePlan:
+    """The engine to run (None: nothing can speak here) and the one to switch to once."""
+
+    engine: str | None
+    fallback: str | None
+
+
+def helper_program(executable: str | None = None) -> list[str]:
+    """The command that starts the helper from the running interpreter's environment."""
+    python = executable or sys.executable
+    folder = Path(python).parent
+    for name in (PROGRAM, f"{PROGRAM}.exe"):
+        if (folder / name).is_file():
+            return [str(folder / name)]
+    return [python, "-m", MODULE]
+
+
+def engine_packages(platform: str = sys.platform) -> list[str]:
+    """The engine packages worth installing on this platform (qwen3-tts is macOS only)."""
+    return [
+        package
+        for engine, package in ENGINE_PACKAGES.items()
+        if engine != QWEN or platform == "darwin"
+    ]
+
+
+def plan_engines(
+    voice: VoiceChoices,
+    registry: Registry[EngineSpec],
+    *,
+    memory: int | None = None,
+    cache_root: str | None = None,
+    platform: str = sys.platform,
+) -> EnginePlan:
+    """The chosen engine and its fallback, from the settings and what is installed."""
+    options = VoiceOptions(cache_root=cache_root)
+    engine = choose_here(voice.engine, registry, options, memory=memory, platform=platform)
+    if engine is None:
+        return EnginePlan(None, None)
+    return EnginePlan(engine, choose_fallback(voice.fallback, engine, registry.available()))
+
+
+def why_not_here(engine: str, registry: Registry[EngineSpec]) -> str | None:
+    """Why `engine` cannot run on this machine, or None when it can."""
+    if engine not in registry.specs:
+        package = ENGINE_PACKAGES.get(engine, "its package")
+        return (
+            f"no installed package offers the {engine} engine; install {package} "
+            "(`assist engines` lists what is installed)"
+        )
+    return registry.reasons()[engine]
+
+
+def helper_arguments(
+    engine: str,
+    voice: VoiceChoices,
+    *,
+    fallback: bool = False,
+    config_dir: Path | None = None,
+    no_play: bool = False,
+    save_dir: str | os.PathLike[str] | None = None,
+) -> list[str]:
+    """The helper's arguments in the order of behaviour 9.2.
+
+    A fallback engine gets neither the chosen engine's speaker (voice names belong to one
+    engine; another engine would refuse to load with it) nor, unless it is qwen3-tts, the
+    style, reference, description or cue.
+    """
+    arguments = ["--engine", engine]
+    if voice.speaker and not fallback:
+        arguments += ["--voice", voice.speaker]
+    if voice.style and (engine == QWEN or not fallback):
+        arguments += ["--style", voice.style]
+    if engine == QWEN:
+        if voice.reference:
+            reference = resolve_reference(
+                voice.reference, helper_dir=voice.helper_dir, config_dir=config_dir
+            )
+            arguments += ["--reference", reference]
+        elif voice.description:
+            arguments += ["--description", voice.description]
+            if voice.cue:
+                arguments += ["--cue", voice.cue]
+    if no_play:
+        arguments.append("--no-play")
+    if save_dir is not None:
+        arguments += ["--save-dir", os.fspath(save_dir)]
+    return arguments
+
+
+def resolve_reference(
+    reference: str,
+    *,
+    helper_dir: str | None,
+    config_dir: Path | None,
+    shipped: Path | None = None,
+) -> str:
+    """A designed-voice folder as the helper should get it (behaviour 2.3).
+
+    An absolute path stays. A relative one is looked for under `helper_dir`, then the voices
+    folder shipped with qwen3-tts, then the config file's folder; the first holding
+    `voice.json` wins. When none does, the last candidate is given, so the helper's error
+    names a real place.
+    """
+    path = Path(reference).expanduser()
+    if path.is_absolute():
+        return str(path)
+    shipped = shipped if shipped is not None else shipped_voices()
+    bases = [Path(helper_dir).expanduser()] if helper_dir else []
+    bases += [base for base in (shipped, config_dir) if base is not None]
+    candidates = [base / path for base in bases]
+    for candidate in candidates:
+        if (candidate / VOICE_FILE).is_file():
+            return str(candidate)
+    return str(candidates[-1]) if candidates else reference
+
+
+def shipped_voices() -> Path | None:
+    """The `voices` folder inside the installed qwen3-tts package, found without importing it."""
+    try:
+        spec = importlib.util.find_spec(QWEN_PACKAGE)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    return Path(next(iter(spec.submodule_search_locations))) / "voices"

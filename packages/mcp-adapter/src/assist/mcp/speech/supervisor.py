@@ -1,0 +1,368 @@
+"""The server's voice for one watch: which helper runs, and what a failure leads to.
+
+Behaviour 9.4. A `Voice` starts its helper on demand, speaks one line at a time, restarts a
+helper that crashed and asks it once more, kills one that hangs, counts consecutive failures,
+switches once to the fallback engine, and gives speech up for the rest of the watch when the
+fallback fails too. An engine error from a helper that is still running is passed on without
+counting: the helper is healthy, only that line could not be said. The process itself is
+`helper_process`; the engine and command line are `helper_command`.
+
+This runs in the MCP server, which never imports numpy or an engine: only the standard
+library and `assist.core` are used here.
+
+The start-up limit (9.3's 1800 s) can be set with `ASSIST_VOICE_READY_WITHIN`, in seconds: a
+machine whose voice was prepared ahead (`assist doctor --prepare`) may want a watch to fail fast
+instead of waiting half an hour, and a slow link may need longer for a first download.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from itertools import groupby
+from pathlib import Path
+
+from assist.core import refusals
+from assist.core.engines import VOICES, EngineSpec
+from assist.core.plugins import Registry
+from assist.core.tones import NEUTRAL
+from assist.mcp.diagnostics import note
+from assist.mcp.speech.engine_choice import load_plugins
+from assist.mcp.speech.helper_command import (
+    EnginePlan,
+    VoiceChoices,
+    engine_packages,
+    helper_arguments,
+    helper_program,
+    plan_engines,
+    why_not_here,
+)
+from assist.mcp.speech.helper_process import (
+    READY_WITHIN_S,
+    SAY_WITHIN_S,
+    HelperError,
+    HelperProcess,
+    SayResult,
+    kill_all_helpers,
+)
+
+__all__ = [
+    "MAX_FAILURES",
+    "READY_WITHIN_VARIABLE",
+    "SayResult",
+    "Voice",
+    "VoiceFailure",
+    "kill_all_helpers",
+    "ready_limit",
+]
+
+MAX_FAILURES = 3
+"""Consecutive helper failures after which an engine is abandoned for the watch: one failure
+can be bad luck, three in a row is a broken voice."""
+READY_WITHIN_VARIABLE = "ASSIST_VOICE_READY_WITHIN"
+"""Seconds a helper gets to send `ready`; unset or empty means `READY_WITHIN_S` (1800)."""
+
+
+def ready_limit(environ: Mapping[str, str]) -> float:
+    """The start-up limit in seconds: `ASSIST_VOICE_READY_WITHIN` when it is a positive
+    number, else 1800 (a value that is not gives one warning on stderr)."""
+    value = environ.get(READY_WITHIN_VARIABLE)
+    return _seconds_or_default(value) if value else READY_WITHIN_S
+
+
+@functools.cache
+def _seconds_or_default(value: str) -> float:
+    """Cached, so a bad value is reported once per process, not at every watch."""
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = math.nan
+    if math.isfinite(seconds) and seconds > 0:
+        return seconds
+    note(
+        f"{READY_WITHIN_VARIABLE}={value!r} is not a positive number of seconds, so a voice "
+        f"helper gets the usual {READY_WITHIN_S:g} s to start; set it to, say, 600 or unset it"
+    )
+    return READY_WITHIN_S
+
+
+class VoiceFailure(Exception):
+    """A line was not spoken. `chain` holds the failure texts, outermost first; `given_up`
+    says speech is now off for the rest of this watch."""
+
+    def __init__(self, *chain: str, given_up: bool = False) -> None:
+        super().__init__(": ".join(chain))
+        self.chain: tuple[str, ...] = chain
+        self.given_up = given_up
+
+
+class Voice:
+    """The helper of one watch. `say` blocks until the line has played and may run in a
+    worker thread while `stop_line` or `close` are called from another.
+
+    `settings` are the `voice` settings of the moment the watch began. `program` replaces the
+    `assist-voice` command (tests use it for fake helpers); `registry` and `memory` replace
+    the installed plugins and the machine's memory for the engine choice. `ready_within`
+    None means `ready_limit(environ)`.
+    """
+
+    def __init__(
+        self,
+        settings: VoiceChoices,
+        *,
+        no_play: bool = False,
+        save_dir: str | os.PathLike[str] | None = None,
+        config_dir: Path | None = None,
+        cache_root: str | None = None,
+        environ: Mapping[str, str] | None = None,
+        program: Sequence[str] | None = None,
+        registry: Registry[EngineSpec] | None = None,
+        memory: int | None = None,
+        ready_within: float | None = None,
+        say_within: float = SAY_WITHIN_S,
+        max_failures: int = MAX_FAILURES,
+    ) -> None:
+        self._settings = settings
+        self._no_play = no_play
+        self._save_dir = save_dir
+        self._config_dir = config_dir
+        self._program = list(program) if program is not None else helper_program()
+        environ = os.environ if environ is None else environ
+        self._registry = registry if registry is not None else load_plugins(VOICES, environ)
+        self._plan: EnginePlan = plan_engines(
+            settings, self._registry, memory=memory, cache_root=cache_root
+        )
+        self._ready_within = ready_limit(environ) if ready_within is None else ready_within
+        self._say_within = say_within
+        self._max_failures = max_failures
+
+        self._lock = threading.Lock()  # guards everything below; never held while waiting
+        self._speaking = threading.Lock()  # one line at a time
+        self._engine = self._plan.engine
+        self._switched = False
+        self._helper: HelperProcess | None = None
+        self._failures = 0
+        self._streak: list[str] = []  # the engine of each failure since the last success
+        self._given_up: str | None = None
+        self._closed = False
+        self._in_line = False
+        self._stop_asked = False
+        self._load_ms: int | None = None
+
+    @property
+    def engine(self) -> str | None:
+        """The engine speaking now (the fallback after a switch); None if none can run here."""
+        return self._engine
+
+    @property
+    def fallback(self) -> str | None:
+        """The engine switched to once when the chosen one fails; None for no fallback."""
+        return self._plan.fallback
+
+    @property
+    def ready_within(self) -> float:
+        """Seconds a helper gets to send `ready` before it counts as a failed start."""
+        return self._ready_within
+
+    @property
+    def load_ms(self) -> int | None:
+        """How long the last helper to start took to load its engine, by its own `ready`."""
+        return self._load_ms
+
+    @property
+    def failures(self) -> int:
+        """Consecutive failures of the current engine."""
+        return self._failures
+
+    @property
+    def given_up(self) -> bool:
+        return self._given_up is not None
+
+    @property
+    def helper_pid(self) -> int | None:
+        """The running helper's pid, if one runs."""
+        helper = self._helper
+        return helper.pid if helper is not None and helper.running else None
+
+    def start(self) -> None:
+        """Make sure a helper is running and ready (a watch starts it for the notice)."""
+        with self._speaking:
+            self._running_helper()
+
+    def say(self, text: str, emotion: str = NEUTRAL) -> SayResult:
+        """Speak one line and return when it has played or been cut off; raises VoiceFailure."""
+        with self._speaking:
+            with self._lock:
+                self._in_line = True
+                self._stop_asked = False
+            try:
+                return self._say(text, emotion)
+            finally:
+                with self._lock:
+                    self._in_line = False
+
+    def stop_line(self) -> bool:
+        """Cut off the line being spoken, if any; its `say` returns with `cut_off` True.
+        Returns whether a line was being spoken."""
+        with self._lock:
+            if not self._in_line:
+                return False
+            self._stop_asked = True
+            if self._helper is not None:
+                self._helper.stop_line()
+            return True
+
+    def close(self) -> None:
+        """Cut off any line, ask the helper to quit, kill it after 3 s. No line is said after."""
+        self.stop_line()
+        with self._lock:
+            self._closed = True
+            helper, self._helper = self._helper, None
+        if helper is not None:
+            helper.stop()
+
+    def __enter__(self) -> Voice:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def _say(self, text: str, emotion: str) -> SayResult:
+        helper = self._running_helper()
+        try:
+            return self._speak_once(helper, text, emotion)
+        except HelperError as error:
+            self._after_failed_line(helper, error)
+        helper = self._running_helper()
+        try:
+            return self._speak_once(helper, text, emotion)
+        except HelperError as error:
+            self._after_failed_line(helper, error, retry=True)
+            raise AssertionError("unreachable: a failed retry always raises") from error
+
+    def _speak_once(self, helper: HelperProcess, text: str, emotion: str) -> SayResult:
+        with self._lock:
+            if self._stop_asked:
+                return SayResult(first_audio_ms=None, audio_s=0.0, cut_off=True)
+            request_id = helper.send_say(text, emotion)
+        result = helper.wait_say(request_id, self._say_within)
+        with self._lock:
+            self._failures = 0
+            self._streak.clear()
+        return result
+
+    def _after_failed_line(
+        self, helper: HelperProcess, error: HelperError, *, retry: bool = False
+    ) -> None:
+        """Decide what a failed line means; returns only when the line should be asked once
+        more of a fresh helper (the first crash), else raises VoiceFailure."""
+        if not error.timed_out and helper.running:
+            raise VoiceFailure(*error.chain) from None  # an engine error: the helper is fine
+        helper.kill()
+        chain = error.chain
+        if not (error.timed_out or retry or self._closed):
+            note(f"{error}; starting a fresh voice helper and asking once more")
+        if retry:
+            chain = ("asked once more after a crash, the voice failed again", *chain)
+        with self._lock:
+            if self._closed:
+                raise VoiceFailure(_closed_text(), *chain) from None
+            self._count(chain)
+            if error.timed_out or retry:
+                raise VoiceFailure(*chain) from None
+
+    def _running_helper(self) -> HelperProcess:
+        """The running helper, starting one (or the fallback) if there is none."""
+        replaced: tuple[str, ...] = ()  # set when this call switched to the fallback
+        while True:
+            helper: HelperProcess | None = None
+            with self._lock:
+                self._refuse_if_over()
+                if self._helper is not None and self._helper.running:
+                    return self._helper
+                if self._helper is not None:
+                    self._helper.kill()  # it ended between lines; reap it and start afresh
+                    note(f"the {self._helper.engine} voice helper had exited; starting a fresh one")
+                    self._helper = None
+                engine = self._engine
+                if engine is None:
+                    raise VoiceFailure(refusals.no_voice_engine(engine_packages()))
+                try:
+                    helper = self._launch(engine)
+                except HelperError as error:
+                    failure = error
+                else:
+                    self._helper = helper
+            if helper is not None:
+                try:
+                    ready = helper.wait_ready(self._ready_within)
+                    self._load_ms = ready.load_ms
+                    return helper
+                except HelperError as error:
+                    failure = error
+            chain = failure.chain
+            if replaced:
+                chain = (*chain, f"it stood in for a voice that had failed: {': '.join(replaced)}")
+            with self._lock:
+                if self._closed:
+                    raise VoiceFailure(_closed_text(), *chain) from None
+                self._count(chain, failed_start=True)
+                if self._engine == engine:  # no switch: this call cannot go on
+                    raise VoiceFailure(*chain) from None
+            replaced = chain
+
+    def _launch(self, engine: str) -> HelperProcess:
+        """Spawn the helper for `engine`; raises HelperError when it cannot run here."""
+        reason = why_not_here(engine, self._registry)
+        if reason is not None:
+            raise HelperError(f"the {engine} voice cannot run on this machine", reason)
+        arguments = helper_arguments(
+            engine,
+            self._settings,
+            fallback=self._switched,
+            config_dir=self._config_dir,
+            no_play=self._no_play,
+            save_dir=self._save_dir,
+        )
+        return HelperProcess([*self._program, *arguments], engine)
+
+    def _count(self, chain: tuple[str, ...], *, failed_start: bool = False) -> None:
+        """Count one failure (lock held): switch to the fallback when the chosen engine fails
+        to start or fails three times in a row; give up when the fallback does too."""
+        engine = self._engine
+        assert engine is not None
+        self._failures += 1
+        self._streak.append(engine)
+        fallback = self._plan.fallback
+        if (failed_start or self._failures >= self._max_failures) and (
+            fallback is not None and not self._switched
+        ):
+            note(
+                f"the {engine} voice failed ({': '.join(chain)}); "
+                f"switching to the {fallback} voice for the rest of this watch"
+            )
+            self._engine = fallback
+            self._switched = True
+            self._failures = 0
+        elif self._failures >= self._max_failures:
+            self._given_up = refusals.gave_up(len(self._streak))
+            note(f"{self._given_up} ({_runs(self._streak)})")
+            raise VoiceFailure(*chain, self._given_up, given_up=True)
+
+    def _refuse_if_over(self) -> None:
+        if self._closed:
+            raise VoiceFailure(_closed_text())
+        if self._given_up is not None:
+            raise VoiceFailure(self._given_up, given_up=True)
+
+
+def _closed_text() -> str:
+    return "the voice was closed because the watch ended; start a new watch to speak again"
+
+
+def _runs(streak: Sequence[str]) -> str:
+    """The failures of a streak by engine, such as "3 with kokoro, then 3 with espeak"."""
+    return ", then ".join(f"{len(list(group))} with {engine}" for engine, group in groupby(streak))

@@ -1,0 +1,191 @@
+"""The config file on disk (behaviour 2): cheap re-reads, atomic writes, `assist config`.
+
+Settings are re-read on every watching call and every 0.5 s poll inside a wait, so a reload
+must cost a `stat` when nothing changed: the file is reparsed only when its inode, size or
+mtime (in nanoseconds) differs from the last read. What the settings mean, their defaults and
+per-key fallbacks, and every refusal of a write are decided by `assist.core.settings`; this
+module only reads and writes bytes.
+
+A file that is not a JSON object gives one warning line on stderr and every default, so the
+assistant reads as off. Per-key warnings are printed once per change of the file, not on every
+poll. A write replaces the file atomically (temp file in the same folder, then rename), keeps
+every key we do not know, and refuses to overwrite a file it cannot read as a JSON object (ours:
+rewriting it would lose whatever the user had in it).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import stat
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Collection
+from pathlib import Path
+from typing import Any
+
+from assist.core.settings import (
+    SettingError,
+    Settings,
+    describe,
+    format_document,
+    parse_settings,
+    sessions_dir_live_refusal,
+    set_key,
+)
+from assist.mcp.diagnostics import note
+from assist.mcp.speech.engine_choice import engine_names
+from assist.mcp.store.paths import ConfigLocation, config_path, sessions_root
+from assist.mcp.store.sessions import SessionStore
+
+SESSIONS_DIR_KEY = "sessions_dir"
+"""The one key refused while a recording is live: moving the root mid-meeting loses it."""
+
+USAGE = "usage: assist config [KEY VALUE]"
+
+
+class ConfigFile:
+    """One config file: `load()` the effective settings, `set(key, value)` one key."""
+
+    def __init__(self, path: Path, *, engines: Collection[str] = (), ambient: bool = False) -> None:
+        self.path = path
+        self.ambient = ambient
+        self.engines = engines
+        """The engine names the installed plugins register: what `voice.engine` may name."""
+        self._seen: tuple[int, int, int] | None = None
+        self._settings: Settings = Settings()
+        self._problem: str | None = None
+        self._loading = threading.Lock()
+
+    @classmethod
+    def at(cls, location: ConfigLocation, engines: Collection[str]) -> ConfigFile:
+        return cls(location.path, engines=engines, ambient=location.ambient)
+
+    def load(self) -> Settings:
+        """The effective settings, reparsing only when the file changed since the last load."""
+        with self._loading:
+            return self._load()
+
+    def _load(self) -> Settings:
+        try:
+            with open(self.path, "rb") as file:
+                facts = os.fstat(file.fileno())
+                identity = (facts.st_ino, facts.st_size, facts.st_mtime_ns)
+                if identity == self._seen:
+                    return self._settings
+                content = file.read()
+        except OSError as error:
+            self._seen, self._settings = None, Settings()
+            problem = None if isinstance(error, FileNotFoundError) else str(error)
+            if problem is not None and problem != self._problem:
+                note(f"cannot read the config file {self.path} ({problem}); using every default")
+            self._problem = problem
+            return self._settings
+        self._seen, self._problem = identity, None
+        try:
+            document = json.loads(content.decode("utf-8"))
+        except ValueError as error:
+            note(
+                f"the config file {self.path} is not valid JSON ({error}), so every setting "
+                "takes its default (the assistant is off); fix or remove the file"
+            )
+            self._settings = Settings()
+            return self._settings
+        self._settings, warnings = parse_settings(document, engines=self.engines)
+        for warning in warnings:
+            note(f"{self.path}: {warning}")
+        return self._settings
+
+    def document(self) -> dict[str, Any]:
+        """The whole JSON object in the file ({} when missing); SettingError when unreadable."""
+        try:
+            content = self.path.read_bytes()
+        except FileNotFoundError:
+            return {}
+        except OSError as error:
+            raise SettingError(
+                f"cannot read the config file {self.path} ({error}); check its permissions"
+            ) from error
+        try:
+            document = json.loads(content.decode("utf-8"))
+        except ValueError as error:
+            document = error
+        if not isinstance(document, dict):
+            raise SettingError(
+                f"the config file {self.path} is not a JSON object, so it was left untouched "
+                "(writing would lose what it holds); fix it or move it away, then set the key again"
+            )
+        return document
+
+    def set(self, key: str, value: str, *, live_session: str | None = None) -> None:
+        """Set one key atomically, keeping unknown keys; SettingError (file untouched) if refused.
+
+        `live_session` is the id being recorded now, if any: `sessions_dir` is refused then.
+        """
+        if key == SESSIONS_DIR_KEY and live_session is not None:
+            raise SettingError(sessions_dir_live_refusal(live_session))
+        updated = set_key(
+            self.document(), key, value, ambient_file=self.ambient, engines=self.engines
+        )
+        write_atomically(self.path, format_document(updated))
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Replace `path` with `text` via a temp file in the same folder and a rename.
+
+    A symlinked config file (a dotfiles manager's) is written through: its target is replaced,
+    the link stays. The old file's permission bits are kept.
+    """
+    target = Path(os.path.realpath(path))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    descriptor, temp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(descriptor, "w", encoding="utf-8") as file:
+            file.write(text)
+            file.flush()
+            os.fsync(file.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(temp, stat.S_IMODE(os.stat(target).st_mode))
+        os.replace(temp, target)
+    except BaseException:
+        Path(temp).unlink(missing_ok=True)
+        raise
+
+
+def config_command(argv: list[str]) -> int:
+    """`assist config` shows the file in use and the effective settings; `KEY VALUE` sets one."""
+    location = config_path(os.environ)
+    config = ConfigFile.at(location, engine_names(os.environ))
+    if not argv:
+        settings = config.load()
+        owner = " (Ambient's, shared)" if location.ambient else ""
+        print(f"config file: {location.path}{owner}")
+        print(f"sessions folder: {sessions_root(os.environ, settings, location)}")
+        for key, shown in describe(settings):
+            print(f"{key} = {shown}")
+        return 0
+    if len(argv) != 2:
+        print(USAGE, file=sys.stderr)
+        return 2
+    key, value = argv
+    live = None
+    if key == SESSIONS_DIR_KEY:
+        store = SessionStore(sessions_root(os.environ, config.load(), location))
+        live = store.live_session(time.time())
+    try:
+        config.set(key, value, live_session=live)
+    except SettingError as refusal:
+        print(f"assist config: {refusal}", file=sys.stderr)
+        return 1
+    except OSError as error:
+        print(
+            f"assist config: could not write {location.path} ({error}); "
+            "check that its folder is writable",
+            file=sys.stderr,
+        )
+        return 1
+    print(f"{key} saved in {location.path}")
+    return 0

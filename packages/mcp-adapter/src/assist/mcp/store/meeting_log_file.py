@@ -1,0 +1,60 @@
+"""A meeting's `assistant.jsonl` on disk (behaviour 5.2): appends no reader can see torn.
+
+Each event is encoded by `assist.core.meeting_log.encode_event` (compact JSON plus "\\n") and
+written with one `os.write` to a descriptor opened with O_APPEND, so lines from several
+processes never interleave and a crash leaves at most a torn last line, which readers ignore.
+A failed append is reported on stderr and never raised: the speech goes on and the local gate
+still counts. The file is never followed through a symlink, like every file in a session.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from assist.core.meeting_log import encode_event
+from assist.mcp.diagnostics import note
+from assist.mcp.store.sessions import NO_FOLLOW, SessionRefusal, read_session_file
+
+LOG_NAME = "assistant.jsonl"
+FILE_MODE = 0o644
+"""Readable by the user's other tools (Ambient's menu reads the session), written only by us."""
+
+
+class MeetingLogFile:
+    """The log of one session: `append(event)` and `text()` for the gate's tally."""
+
+    def __init__(self, session_dir: Path) -> None:
+        self.folder = session_dir
+        self.path = session_dir / LOG_NAME
+
+    def append(self, event: dict[str, Any]) -> bool:
+        """Append one event with a single write; False (and a note on stderr) when it failed."""
+        data = encode_event(event).encode("utf-8")
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | NO_FOLLOW | getattr(os, "O_BINARY", 0)
+        try:
+            descriptor = os.open(self.path, flags, FILE_MODE)
+            try:
+                written = os.write(descriptor, data)
+            finally:
+                os.close(descriptor)
+        except OSError as error:
+            note(
+                f"could not log the {event.get('event')!r} event to {self.path} ({error}); "
+                "the meeting goes on, but other watchers will not see it"
+            )
+            return False
+        if written != len(data):
+            note(f"only {written} of {len(data)} bytes of an event reached {self.path}")
+            return False
+        return True
+
+    def text(self) -> str:
+        """The whole log as text ("" when there is none or it cannot be read, noted on stderr)."""
+        try:
+            content = read_session_file(self.folder, LOG_NAME)
+        except (SessionRefusal, OSError) as error:
+            note(f"could not read {self.path} ({error}); counting no earlier utterances")
+            return ""
+        return "" if content is None else content.decode("utf-8", errors="replace")
