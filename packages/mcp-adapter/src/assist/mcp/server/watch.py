@@ -41,8 +41,8 @@ from assist.core.gate import Gate
 from assist.core.lines import RawLine, render
 from assist.core.settings import Settings, VoiceSettings
 from assist.core.speech import Refusal, SpeechOk, check_speech
-from assist.mcp import confirm
 from assist.mcp.diagnostics import note
+from assist.mcp.server import confirm
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.speech.supervisor import SayResult, Voice, VoiceFailure
 from assist.mcp.store.config import ConfigFile
@@ -198,7 +198,7 @@ class Watcher:
         return answer
 
     async def confirm(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """14.1: ask a yes-or-no question aloud and listen for the answer (`assist.mcp.confirm`)."""
+        """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`)."""
         return await confirm.confirm(self, arguments)
 
     async def stop_watching(self, _arguments: dict[str, Any]) -> types.CallToolResult:
