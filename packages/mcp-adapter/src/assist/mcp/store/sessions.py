@@ -17,7 +17,6 @@ as at line 50, and a cursor moved back (a cancelled wait) seeks straight to its 
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import stat
@@ -28,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from assist.core import json_text
 from assist.core.lines import LineError, RawLine, line_view, parse_raw_line
 from assist.mcp.diagnostics import note
 from assist.mcp.store.pids import is_alive
@@ -423,11 +423,15 @@ def _is_number(value: object) -> bool:
 
 
 def _session_json(folder: Path) -> dict[str, Any]:
-    """`session.json` as an object; {} when absent, a symlink or unreadable (defaults apply)."""
+    """`session.json` as an object; {} when absent, a symlink or unreadable (defaults apply).
+    A file that does not parse is skipped with its error on stderr (3.1)."""
     try:
         content = read_session_file(folder, SESSION_FILE)
-        meta = json.loads(content) if content is not None else {}
-    except (SessionRefusal, OSError, ValueError):
+        meta = json_text.parse_bytes(content) if content is not None else {}
+    except (SessionRefusal, OSError):
+        return {}
+    except json_text.Unreadable as error:
+        note(f"{folder / SESSION_FILE} cannot be read ({error}); listing the session without it")
         return {}
     return meta if isinstance(meta, dict) else {}
 
