@@ -65,3 +65,15 @@ def test_speak_reports_how_many_more_lines_the_cap_allows_never_below_zero(cap, 
     assert answer["said"] == "Hi." and answer["audio_s"] == 0.5
     assert answer.get("cut_off", False) is cut
     assert results.live(BATCH, cap_hold(cap), Gate(60, cap, spoken=spoken))["may_speak"] != "yes"
+
+
+def test_confirm_gives_the_answer_and_what_was_heard_or_no_answer_when_the_watch_ended():
+    assert results.confirmed("yes", ["a"]) == {"answer": "yes", "heard": ["a"]}
+    off = results.confirm_switched_off(["a"])
+    assert off == {
+        "answer": "no answer",
+        "heard": ["a"],
+        "status": "off",
+        "next": hints.next_after_off(),
+    }
+    assert results.confirm_recording_ended([])["status"] == "ended"

@@ -1,4 +1,4 @@
-"""The shapes of the watching tools' results (behaviour 3.4 to 3.7), as JSON-ready objects.
+"""The shapes of the watching tools' results (behaviour 3.4 to 3.7, 14.1), as JSON-ready objects.
 
 The server fills them in; what each result holds, and what it is worked out from (the gate's
 count and holds, the batch), is decided here, once.
@@ -11,6 +11,7 @@ from typing import Any
 
 from assist.core import hints
 from assist.core.batcher import Batch
+from assist.core.confirmation import NO_ANSWER
 from assist.core.gate import Gate, Hold
 from assist.core.settings import AssistantSettings
 
@@ -70,6 +71,21 @@ def spoken(text: str, audio_s: float, gate: Gate, *, cut_off: bool) -> Result:
     if cut_off:
         answer["cut_off"] = True
     return answer
+
+
+def confirmed(answer: str, heard: Sequence[str]) -> Result:
+    """`confirm` (14.1): the answer, and the lines heard while listening for it."""
+    return {"answer": answer, "heard": list(heard)}
+
+
+def confirm_switched_off(heard: Sequence[str]) -> Result:
+    """A `confirm` whose watch ended because the assistant was switched off: no answer."""
+    return {**confirmed(NO_ANSWER, heard), "status": "off", "next": hints.next_after_off()}
+
+
+def confirm_recording_ended(heard: Sequence[str]) -> Result:
+    """A `confirm` whose watch ended with the recording: no answer."""
+    return {**confirmed(NO_ANSWER, heard), "status": "ended", "next": hints.next_after_ended()}
 
 
 def stopped(session: str | None, gate: Gate | None) -> Result:

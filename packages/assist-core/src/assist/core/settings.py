@@ -136,13 +136,10 @@ OPTIONAL_TEXT_KEYS: tuple[str, ...] = (
 )
 """Keys holding free text or a path, where `default` or an empty value means null."""
 
-DURATION_KEYS: tuple[str, ...] = (
-    "conversation.max_s",
-    "conversation.idle_s",
-    "conversation.end_silence_ms",
-)
-"""Conversation durations (13): whole numbers of at least 1, since a ceiling or an end of
-turn of zero would end every conversation or turn at once."""
+DURATION_KEYS: tuple[str, ...] = ("conversation.max_s", "conversation.idle_s")
+"""Conversation ceilings (13): whole numbers of seconds of at least 1, since a ceiling of zero
+would end every conversation at once. `conversation.end_silence_ms` has the bounds of
+`listen.end_silence_ms`."""
 
 WORD_LIST_KEYS: tuple[str, ...] = ("confirm.yes_words", "confirm.no_words")
 """The yes/no phrase lists (14.1); given at the command line as phrases separated by commas."""
@@ -160,6 +157,7 @@ KEYS: tuple[str, ...] = (
     "sessions_dir",
     "conversation.fillers",
     *DURATION_KEYS,
+    "conversation.end_silence_ms",
     *WORD_LIST_KEYS,
 )
 """The keys of `assist config KEY VALUE`, in the order of behaviour.md 2.3, then those of
@@ -233,7 +231,7 @@ def _talk_sections(
         max_s=_read(section, "conversation.max_s", _duration_value, 600, warnings),
         idle_s=_read(section, "conversation.idle_s", _duration_value, 90, warnings),
         end_silence_ms=_read(
-            section, "conversation.end_silence_ms", _duration_value, 1000, warnings
+            section, "conversation.end_silence_ms", _end_silence_value, 1000, warnings
         ),
     )
     section = _section(data, "confirm", warnings)
@@ -476,7 +474,7 @@ def _parse_cli_value(key: str, value: str, engines: Collection[str]) -> Any:
         return _parse_phrases(key, text)
     if key == "listen.stt":
         return _parse_with(key, text, _recogniser_value, "a recogniser name such as whisper")
-    if key == "listen.end_silence_ms":
+    if key in ("listen.end_silence_ms", "conversation.end_silence_ms"):
         low, high = END_SILENCE_RANGE_MS
         if text.isascii() and text.isdigit():
             return _parse_with(key, int(text), _end_silence_value, "600")
@@ -582,7 +580,7 @@ def describe(settings: Settings) -> list[tuple[str, str]]:
     shown["sessions_dir"] = settings.sessions_dir or "default"
     conversation, confirm = settings.conversation, settings.confirm
     shown["conversation.fillers"] = "yes" if conversation.fillers else "no"
-    for key in DURATION_KEYS:
+    for key in (*DURATION_KEYS, "conversation.end_silence_ms"):
         shown[key] = str(getattr(conversation, key.split(".")[1]))
     shown["confirm.yes_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.yes_words)
     shown["confirm.no_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.no_words)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
@@ -43,6 +43,7 @@ from assist.core.lines import RawLine, render
 from assist.core.settings import Settings, VoiceSettings
 from assist.core.speech import Refusal, SpeechOk, check_speech
 from assist.mcp.diagnostics import note
+from assist.mcp.server import confirm
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.speech.supervisor import QUIT_WITHIN_S, SayResult, Voice, VoiceFailure
 from assist.mcp.store.config import ConfigFile
@@ -66,6 +67,7 @@ polls at once when it grew, so a line that names the assistant comes back in ten
 milliseconds instead of up to half a second later. A poll is still a whole poll (4.2)."""
 
 VoiceFactory = Callable[[VoiceSettings], Voice]
+LineEnded = Callable[["Meeting"], Awaitable[None]]
 
 
 @attrs.define(eq=False)
@@ -195,6 +197,10 @@ class Watcher:
             with anyio.CancelScope(shield=True):
                 answer = await self._speak(checked)
         return answer
+
+    async def confirm(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`)."""
+        return await confirm.confirm(self, arguments)
 
     async def stop_watching(self, _arguments: dict[str, Any]) -> types.CallToolResult:
         """3.7: end the watch at once; always a success."""
@@ -397,7 +403,9 @@ class Watcher:
 
     # speak
 
-    async def _speak(self, line: SpeechOk) -> types.CallToolResult:
+    async def _speak(
+        self, line: SpeechOk, on_ended: LineEnded | None = None
+    ) -> types.CallToolResult:
         settings = await anyio.to_thread.run_sync(self.load_settings)
         if not settings.assistant.enabled:
             await self._leave(LeaveReason.SWITCHED_OFF)
@@ -432,14 +440,22 @@ class Watcher:
                     return refusal(refusals.held(hold.text))
                 if self._watched() is not meeting:  # stopped while this call queued
                     return refusal(refusals.not_watching())
-                return await self._say_line(meeting, line)
+                return await self._say_line(meeting, line, on_ended)
             finally:
                 await anyio.to_thread.run_sync(self._floor.release)
         finally:
             self._speaking.release()
 
-    async def _say_line(self, meeting: Meeting, line: SpeechOk) -> types.CallToolResult:
+    async def _say_line(
+        self,
+        meeting: Meeting,
+        line: SpeechOk,
+        on_ended: LineEnded | None = None,
+    ) -> types.CallToolResult:
         """3.6 steps 9-11: log, count, speak (cut off if switched off), log the outcome.
+
+        `on_ended` runs as soon as the voice is done, before anything is logged (`confirm`
+        marks there where the answer may begin).
 
         Called with the meeting watched. Until its first await it only changes memory, so a
         `stop_watching` arriving later finds the line counted (its `left` says so) and waits
@@ -459,6 +475,8 @@ class Watcher:
         )
         handed_at = time.monotonic()
         outcome, switched_off = await self._play(meeting, voice, line)
+        if on_ended is not None:
+            await on_ended(meeting)
         took_ms = round((time.monotonic() - handed_at) * 1000)
         ended = self._clock()
         meeting.gate.ended(ended)
