@@ -42,8 +42,7 @@ from assist.listen.voiced import VoicedMeeting, pcm16, voice_meeting, with_noise
 
 ASSIST = Path(sys.executable).parent / "assist"
 SAMPLE = (
-    Path(__file__).parents[1]
-    / "packages/mcp-adapter/src/assist/mcp/replay/meetings/sample.jsonl"
+    Path(__file__).parents[1] / "packages/mcp-adapter/src/assist/mcp/replay/meetings/sample.jsonl"
 )
 CHUNK_S = 0.02
 """Stdin is fed in 20 ms pieces, as a sound card's blocks would come."""
@@ -89,7 +88,8 @@ def descendants(pid: int) -> list[int]:
     for task in Path("/proc").iterdir():
         if task.name.isdigit():
             try:
-                parent = int(Path(f"/proc/{task.name}/stat").read_text().rsplit(")", 1)[1].split()[1])
+                stat = Path(f"/proc/{task.name}/stat").read_text()
+                parent = int(stat.rsplit(")", 1)[1].split()[1])
             except (OSError, IndexError, ValueError):
                 continue
             if parent == pid:
@@ -196,6 +196,10 @@ def real_time_factors(folder: Path, lines: list[dict[str, Any]]) -> list[float]:
         recogniser.close()
 
 
+def text_of(lines: list[dict[str, Any]]) -> str:
+    return " ".join(line["text"] for line in lines)
+
+
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
@@ -227,8 +231,8 @@ def main() -> None:
                     "rtf_max": max(factors),
                     "rss_mb": live["rss_mb"],
                     "silent_cpu_percent": live["silent_cpu_percent"],
-                    "wer_clean": word_error_rate(spoken, " ".join(x["text"] for x in live["lines"])),
-                    "wer_20db": word_error_rate(spoken, " ".join(x["text"] for x in noisy)),
+                    "wer_clean": word_error_rate(spoken, text_of(live["lines"])),
+                    "wer_20db": word_error_rate(spoken, text_of(noisy)),
                     "noisy_lines_written": len(noisy),
                 }
             )
