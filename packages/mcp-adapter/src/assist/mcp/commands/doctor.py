@@ -17,7 +17,6 @@ files the server shares with Ambient: the heartbeat and the speaking lock are on
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -25,7 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from assist.core import refusals
+from assist.core import json_text, refusals
 from assist.core.engines import ALLOW_VARIABLE, BLOCK_VARIABLE, VoiceOptions
 from assist.core.recognisers import RecogniserOptions
 from assist.core.settings import describe
@@ -231,8 +230,8 @@ def lock_holder(folder: Path) -> str:
     except OSError as error:
         return f"unreadable ({error})"
     try:
-        holder = json.loads(content)
-    except ValueError:
+        holder = json_text.parse_bytes(content)
+    except json_text.Unreadable:
         holder = None
     if not isinstance(holder, dict):
         return f"held by an unreadable lock file {path}; it is cleared when 10 s old"

@@ -17,7 +17,6 @@ as at line 50, and a cursor moved back (a cancelled wait) seeks straight to its 
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
 import stat
@@ -28,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from assist.core import json_text
 from assist.core.lines import LineError, RawLine, line_view, parse_raw_line
 from assist.mcp.diagnostics import note
 from assist.mcp.store.pids import is_alive
@@ -325,6 +325,12 @@ class TranscriptReader:
         A trailing fragment without its newline is not a line yet. A blank or unreadable
         complete line counts toward `next` but gives no entry. No file: ([], 0).
         """
+        numbered, next_line = self.read_numbered(since)
+        return [line for _, line in numbered], next_line
+
+    def read_numbered(self, since: int) -> tuple[list[tuple[int, RawLine]], int]:
+        """As `read`, with each line's number in the file (from 0), so a reader that takes only
+        some of them (`confirm` stops at its answer) can put its cursor just after the last."""
         since = max(0, since)
         with self._reading:
             file = open_session_file(self.path.parent, self.path.name)
@@ -343,8 +349,8 @@ class TranscriptReader:
             self.bytes_read += len(data)
             return self._take(data, start, first, since), len(self._ends)
 
-    def _take(self, data: bytes, start: int, first: int, since: int) -> list[RawLine]:
-        lines: list[RawLine] = []
+    def _take(self, data: bytes, start: int, first: int, since: int) -> list[tuple[int, RawLine]]:
+        lines: list[tuple[int, RawLine]] = []
         position, number = 0, first
         while (newline := data.find(b"\n", position)) >= 0:
             if number == len(self._ends):
@@ -352,7 +358,7 @@ class TranscriptReader:
             if number >= since:
                 line = self._parse(data[position:newline], number)
                 if line is not None:
-                    lines.append(line)
+                    lines.append((number, line))
             position, number = newline + 1, number + 1
         return lines
 
@@ -417,11 +423,15 @@ def _is_number(value: object) -> bool:
 
 
 def _session_json(folder: Path) -> dict[str, Any]:
-    """`session.json` as an object; {} when absent, a symlink or unreadable (defaults apply)."""
+    """`session.json` as an object; {} when absent, a symlink or unreadable (defaults apply).
+    A file that does not parse is skipped with its error on stderr (3.1)."""
     try:
         content = read_session_file(folder, SESSION_FILE)
-        meta = json.loads(content) if content is not None else {}
-    except (SessionRefusal, OSError, ValueError):
+        meta = json_text.parse_bytes(content) if content is not None else {}
+    except (SessionRefusal, OSError):
+        return {}
+    except json_text.Unreadable as error:
+        note(f"{folder / SESSION_FILE} cannot be read ({error}); listing the session without it")
         return {}
     return meta if isinstance(meta, dict) else {}
 
