@@ -11,7 +11,17 @@ import pytest
 from assist.listen.voiced import VoicedMeeting, voice_meeting
 
 sys.path.insert(0, str(Path(__file__).parent))
-from listen_harness import AUDIO_ROOM, MEETING, write_wav
+from listen_harness import AUDIO_ROOM, MEETING, RUNNING, write_wav
+
+
+@pytest.fixture(autouse=True)
+def no_listener_outlives_its_test() -> Iterator[None]:
+    yield
+    while RUNNING:
+        process = RUNNING.pop()
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
 
 
 @pytest.fixture(scope="session")
