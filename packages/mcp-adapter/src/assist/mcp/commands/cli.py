@@ -101,6 +101,13 @@ def demo_command(argv: list[str]) -> int:
     return run(argv)
 
 
+def eval_command(argv: list[str]) -> int:
+    """`assist eval ...`: labelled meetings replayed with an agent, and its behaviour scored."""
+    from assist.mcp.eval.command import eval_command as run
+
+    return run(argv)
+
+
 def doctor_command(argv: list[str]) -> int:
     """`assist doctor [--prepare]`: what a watch would use here, and whether its voice starts."""
     from assist.mcp.commands.doctor import doctor_command as run
@@ -140,6 +147,7 @@ def main(argv: list[str] | None = None) -> int:
         "config": config_command,
         "replay": replay_command,
         "demo": demo_command,
+        "eval": eval_command,
         "doctor": doctor_command,
         "say": say_command,
         "listen": listen_command,
@@ -156,6 +164,7 @@ def main(argv: list[str] | None = None) -> int:
     commands.add_parser("config", help="show the settings, or set one: assist config KEY VALUE")
     commands.add_parser("replay", help="play a scripted meeting into a session folder")
     commands.add_parser("demo", help="the sample meeting end to end, with a stand-in agent")
+    commands.add_parser("eval", help="score an agent on labelled meetings replayed through it")
     commands.add_parser(
         "doctor", help="what the assistant would use here and whether its voice can start"
     )

@@ -1,51 +1,27 @@
 """`assist demo`: a whole meeting, end to end on real parts, with no account and no download.
 
-One command sets up a throwaway sessions root and config (assistant on), replays the sample
-meeting into it with the echo feeder (`assist replay --echo`), starts `assist mcp` as a
-subprocess and lets an agent drive it through the official MCP client. Speech is rendered
-offline by the best installed engine (`voice_choice`) and every line is saved as a WAV. The
-default agent is a scripted stand-in for the user's model (`policy`, `agent`); `--agent CMD`
-runs a real one instead (for example Claude Code) and the demo then only watches the files.
-
-Settings that differ from the defaults, and why:
-
-- `assistant.cooldown_s` is 15 s, divided by `--speed`: the sample meeting puts its two
-  answerable questions about 25 s apart, inside the default 60 s pause, so with the default
-  the room's question could never be answered. The summary prints the value used.
-- `voice.engine` is set to the engine chosen here, so the server runs exactly that one.
-- At `--speed X` other than 1, everything that runs on the meeting's clock runs X times
-  faster: the lines, the echo delay, the cooldown above, and the server's batching clock
-  (`ASSIST_PACING_SCALE` = 1/X: settle 3 s and longest batch 20 s become 3/X and 20/X), so
-  the agent sees the meeting in the same batches as at speed 1. The voice is not sped up.
-
-Everything else (the 10-remark cap, the echo window) is the default.
-
-A real agent, for example Claude Code (the reference's run used Haiku):
+One command runs the sample meeting (`run.run_meeting`: replay with echoes, `assist mcp`, an
+agent over the official MCP client, a real offline voice) and sums up what happened
+(`summary`). The default agent is a scripted stand-in for the user's model (`policy`,
+`agent`); `--agent mute` or `--agent chatty` runs a baseline instead, and any other value is
+a command for a real agent, for example Claude Code (the reference's run used Haiku):
 
     assist demo --agent 'claude -p "/mcp__assist__watch" --model haiku
         --mcp-config {mcp_config} --strict-mcp-config --allowedTools mcp__assist'
 
-The demo writes `mcp.json` in its work folder, registering `assist mcp` (with `--save-audio`
-and, unless `--play`, `--no-play`) under the name `assist`, with the demo's config and
-sessions root in its environment, and puts that file's path where `{mcp_config}` stands (and
-in `ASSIST_DEMO_MCP_CONFIG`). `/mcp__assist__watch` runs the server's own `watch` prompt;
-`--strict-mcp-config` keeps the user's other servers out; `--allowedTools mcp__assist` lets
-it call the watching tools without asking. The agent starts once the session is live, and the
-meeting begins once it has joined and said the notice. The demo sees only the files then, so
-the summary has no agent turns and no server echo count; everything else is measured alike.
+`run` says how that agent is given its MCP config and which settings differ from the
+defaults (a 15 s cooldown over the speed; everything on the meeting's clock sped up by
+`--speed`, the voice not).
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
 import importlib.util
 import json
 import math
 import os
-import shlex
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -53,337 +29,44 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import attrs
-from anyio.abc import Process
-from assist.mcp.demo.agent import AgentRecord, run_stand_in, server_parameters
-from assist.mcp.demo.live import STAND_IN, LiveOutput, summary_table
-from assist.mcp.demo.memory import SAMPLE_S, PeakMemory, children, command_line
-from assist.mcp.demo.summary import build_summary, read_log
+from assist.mcp.demo.agent import BUILT_IN_AGENTS
+from assist.mcp.demo.live import LiveOutput, summary_table
+from assist.mcp.demo.run import (
+    AGENT_PLACEHOLDER,
+    DEFAULT_AGENT,
+    NAME,
+    Plan,
+    RunFailed,
+    run_meeting,
+)
+from assist.mcp.demo.summary import build_summary
 from assist.mcp.demo.voice_choice import NoVoice, demo_engine
-from assist.mcp.replay.meeting_files import BUILT_IN, Meeting, MeetingError, load_meeting
+from assist.mcp.replay.meeting_files import BUILT_IN, MeetingError, load_meeting
 from rich.console import Console
-
-NAME = "Claude"
-"""The assistant's name: the default, which the sample meeting's question uses."""
-DEMO_COOLDOWN_S = 15
-"""The pause after each remark at speed 1 (see the module docstring); divided by --speed."""
-MAX_PER_MEETING = 10
-"""The default cap, unchanged."""
-SESSION_WAIT_S = 60.0
-"""How long the replay may take to create its session before the demo gives up."""
-RUN_SLACK_S = 180.0
-"""The demo gives up this long after the meeting should have ended (voice loads included)."""
-AGENT_GRACE_S = 60.0
-"""An external agent gets this long after the recording stops to finish and exit."""
-AGENT_PLACEHOLDER = "{mcp_config}"
-"""Replaced in --agent CMD by the path of the MCP client config the demo writes."""
-PACING_VARIABLE = "ASSIST_PACING_SCALE"
-"""`assist mcp`'s batching clock multiplier (poll 0.5 s, settle 3 s, longest 20 s)."""
-HOOKS_DROPPED = ("ASSIST_VOICE_COMMAND", PACING_VARIABLE)
-"""Hooks of `assist mcp` the demo never inherits: it always runs the real voice, and sets
-the batching clock itself."""
-
-
-@attrs.frozen
-class Plan:
-    """Everything the run needs, settled before anything starts."""
-
-    meeting_spec: str
-    meeting: Meeting
-    speed: float
-    play: bool
-    echo: str
-    engine: str
-    agent: str | None
-    workdir: Path
-
-    @property
-    def cooldown_s(self) -> int:
-        return max(1, math.floor(DEMO_COOLDOWN_S / self.speed))
-
-    @property
-    def config(self) -> Path:
-        return self.workdir / "config" / "config.json"
-
-    @property
-    def sessions(self) -> Path:
-        return self.workdir / "sessions"
-
-    @property
-    def audio(self) -> Path:
-        return self.workdir / "audio"
-
-    def environment(self) -> dict[str, str]:
-        environment = {key: value for key, value in os.environ.items() if key not in HOOKS_DROPPED}
-        environment.update(
-            ASSIST_CONFIG=str(self.config), ASSIST_HOME=str(self.sessions), PYTHONUNBUFFERED="1"
-        )
-        if self.speed != 1:
-            environment[PACING_VARIABLE] = repr(1 / self.speed)
-        return environment
-
-    def server_command(self) -> list[str]:
-        flags = ["--save-audio", str(self.audio)] + ([] if self.play else ["--no-play"])
-        return [sys.executable, "-m", "assist.mcp.commands.cli", "mcp", *flags]
-
-    def replay_command(self) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "assist.mcp.replay.replay",
-            self.meeting_spec,
-            "--into",
-            str(self.sessions),
-            "--speed",
-            repr(self.speed),
-            "--echo",
-            self.echo,
-            "--audio",
-            str(self.audio),
-            "--after-join",
-            "--events",
-        ]
-
-    def write_files(self) -> None:
-        self.config.parent.mkdir(parents=True, exist_ok=True)
-        self.sessions.mkdir(parents=True, exist_ok=True)
-        self.audio.mkdir(parents=True, exist_ok=True)
-        settings = {
-            "assistant": {
-                "enabled": True,
-                "name": NAME,
-                "cooldown_s": self.cooldown_s,
-                "max_per_meeting": MAX_PER_MEETING,
-            },
-            "voice": {"engine": self.engine},
-        }
-        self.config.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
-
-    def settings_view(self) -> dict[str, Any]:
-        return {
-            "meeting": self.meeting_spec,
-            "agent": self.agent or STAND_IN,
-            "engine": self.engine,
-            "speed": self.speed,
-            "play": self.play,
-            "echo": self.echo,
-            "cooldown_s": self.cooldown_s,
-            "cooldown_note": "lowered so the sample's two answers, about 25 s apart, can both "
-            "be said; divided by the speed",
-            "max_per_meeting": MAX_PER_MEETING,
-            "workdir": str(self.workdir),
-        }
-
-
-class DemoFailed(RuntimeError):
-    """The demo could not run to its summary; the message says what broke and where to look."""
-
-
-# The run ----------------------------------------------------------------------------------
 
 
 async def run_demo(plan: Plan, live: LiveOutput) -> dict[str, Any]:
-    """Replay, serve and watch the meeting; the summary once everything has ended."""
-    environment = plan.environment()
-    events: list[dict[str, Any]] = []
-    session_ready = anyio.Event()
-    finished = anyio.Event()
-    peaks = PeakMemory()
-    record: AgentRecord | None = None
-    failure: str | None = None
-    session_dir: list[Path] = []
-    deadline = plan.meeting.duration_ms / 1000 / plan.speed + RUN_SLACK_S
-
-    with (
-        open(plan.workdir / "replay.log", "w", encoding="utf-8") as replay_log,
-        open(plan.workdir / "server.log", "w", encoding="utf-8") as server_log,
-    ):
-        replay = await anyio.open_process(
-            plan.replay_command(), stdout=subprocess.PIPE, stderr=replay_log, env=environment
-        )
-
-        async def read_replay() -> None:
-            assert replay.stdout is not None
-            buffer = b""
-            async for chunk in replay.stdout:
-                buffer += chunk
-                *complete, buffer = buffer.split(b"\n")
-                for raw in complete:
-                    event = json.loads(raw)
-                    events.append(event)
-                    live.replay_event(event)
-                    if event["event"] == "session":
-                        session_dir.append(Path(event["dir"]))
-                        session_ready.set()
-
-        async def sample_memory() -> None:
-            while not finished.is_set():
-                _sample(peaks, replay.pid)
-                with anyio.move_on_after(SAMPLE_S):
-                    await finished.wait()
-
-        try:
-            with anyio.fail_after(deadline):
-                async with anyio.create_task_group() as tasks:
-                    tasks.start_soon(read_replay)
-                    tasks.start_soon(sample_memory)
-                    with anyio.fail_after(SESSION_WAIT_S):
-                        await session_ready.wait()
-                    if plan.agent is None:
-                        server = server_parameters(plan.server_command(), environment)
-                        try:
-                            record = await run_stand_in(server, NAME, live, server_log)
-                        except Exception as error:  # the server died or broke the protocol
-                            failure = (
-                                f"the stand-in agent lost assist mcp ({type(error).__name__}: "
-                                f"{error}); see {plan.workdir / 'server.log'}"
-                            )
-                        if record is None or record.status != "ended":
-                            _stop(replay)
-                    else:
-                        failure = await run_external(
-                            plan, environment, live, session_dir[0], replay
-                        )
-                    await replay.wait()
-                    finished.set()
-        except TimeoutError:
-            _stop(replay)
-            raise DemoFailed(
-                f"the demo did not finish within {deadline:.0f} s; "
-                f"see {plan.workdir / 'server.log'} and {plan.workdir / 'replay.log'}"
-            ) from None
-        finally:
-            if replay.returncode is None:
-                _stop(replay)
-                with anyio.move_on_after(5):
-                    await replay.wait()
-    if not session_dir:
-        raise DemoFailed(f"the replay did not start; see {plan.workdir / 'replay.log'}")
-    if failure is not None:
-        raise DemoFailed(failure)
-    if record is not None and record.status == "refused" and not read_log(session_dir[0]):
-        raise DemoFailed(
-            f"the agent could not join the meeting ({record.refusals[-1]}); "
-            f"see {plan.workdir / 'server.log'}"
-        )
+    """Run the meeting; the summary once everything has ended."""
+    run = await run_meeting(plan, live)
     return build_summary(
         meeting=plan.meeting,
-        replay_events=events,
-        session_dir=session_dir[0],
+        replay_events=run.events,
+        session_dir=run.session_dir,
         audio_dir=plan.audio,
-        record=record,
+        record=run.record,
         settings=plan.settings_view(),
-        peaks_mb=peaks.peaks_mb,
+        peaks_mb=run.peaks_mb,
     )
-
-
-async def run_external(
-    plan: Plan, environment: dict[str, str], live: LiveOutput, session: Path, replay: Process
-) -> str | None:
-    """Run `--agent CMD` with an MCP config for `assist mcp`; show what it says and does.
-    Returns why the run failed, or None."""
-    mcp_config = plan.workdir / "mcp.json"
-    server = plan.server_command()
-    mcp_config.write_text(
-        json.dumps(
-            {
-                "mcpServers": {
-                    "assist": {
-                        "command": server[0],
-                        "args": server[1:],
-                        "env": {
-                            "ASSIST_CONFIG": str(plan.config),
-                            "ASSIST_HOME": str(plan.sessions),
-                        },
-                    }
-                }
-            },
-            indent=2,
-        )
-        + "\n",
-        encoding="utf-8",
-    )
-    assert plan.agent is not None
-    argv = [part.replace(AGENT_PLACEHOLDER, str(mcp_config)) for part in shlex.split(plan.agent)]
-    live.note(f"agent: {shlex.join(argv)}")
-    agent = await anyio.open_process(
-        argv,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        env={**environment, "ASSIST_DEMO_MCP_CONFIG": str(mcp_config)},
-    )
-
-    async def show_output() -> None:
-        assert agent.stdout is not None
-        buffer = b""
-        async for chunk in agent.stdout:
-            buffer += chunk
-            *complete, buffer = buffer.split(b"\n")
-            for raw in complete:
-                if raw.strip():
-                    live.note(f"agent: {raw.decode(errors='replace').rstrip()}")
-
-    async def show_remarks() -> None:
-        shown = 0
-        while agent.returncode is None:
-            remarks = [e for e in read_log(session) if e.get("event") == "spoke"]
-            for event in remarks[shown:]:
-                live.note(f"{NAME} says: {event.get('text')}")
-            shown = len(remarks)
-            await anyio.sleep(0.25)
-
-    one_ended = anyio.Event()
-
-    async def wait_for(process: Process) -> None:
-        await process.wait()
-        one_ended.set()
-
-    async with anyio.create_task_group() as tasks:
-        tasks.start_soon(show_output)
-        tasks.start_soon(show_remarks)
-        tasks.start_soon(wait_for, agent)
-        tasks.start_soon(wait_for, replay)
-        await one_ended.wait()
-        if agent.returncode is not None and not _joined(session):
-            _stop(replay)
-            tasks.cancel_scope.cancel()
-            return (
-                f"the agent exited (status {agent.returncode}) without joining the meeting; "
-                "its output is above"
-            )
-        await replay.wait()
-        with anyio.move_on_after(AGENT_GRACE_S):
-            await agent.wait()
-        if agent.returncode is None:
-            live.note(f"the agent was still running {AGENT_GRACE_S:.0f} s after the end; stopped")
-            _stop(agent)
-            await agent.wait()
-        tasks.cancel_scope.cancel()
-    return None
-
-
-def _joined(session: Path) -> bool:
-    return any(event.get("event") == "joined" for event in read_log(session))
-
-
-def _stop(process: Process) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        process.terminate()
-
-
-def _sample(peaks: PeakMemory, replay_pid: int) -> None:
-    peaks.sample(replay_pid, "replay")
-    for worker in children(replay_pid):
-        peaks.sample(worker, "replay_recogniser")
-    for pid in children(os.getpid()):
-        line = command_line(pid)
-        if "assist.mcp.commands.cli" in line and "mcp" in line:
-            peaks.sample(pid, "server")
-            for helper in children(pid):
-                peaks.sample(helper, "helper")
 
 
 # The command ----------------------------------------------------------------------------
+
+
+AGENT_HELP = (
+    f"the agent: {', '.join(BUILT_IN_AGENTS)} (built in; default {DEFAULT_AGENT}), or a command "
+    f"to run, in which {AGENT_PLACEHOLDER} becomes the path of an MCP config for assist mcp"
+)
+"""How `--agent` is explained, by the demo and by `assist eval`."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -402,12 +85,7 @@ def parser() -> argparse.ArgumentParser:
         help="play the voice on the speakers (default: when this machine has an audio output)",
     )
     result.add_argument("--json", action="store_true", help="print the summary as JSON")
-    result.add_argument(
-        "--agent",
-        metavar="CMD",
-        help="run this agent command instead of the scripted stand-in; "
-        f"{AGENT_PLACEHOLDER} in it becomes the path of an MCP config for assist mcp",
-    )
+    result.add_argument("--agent", metavar="CMD", default=DEFAULT_AGENT, help=AGENT_HELP)
     result.add_argument(
         "--echo",
         choices=("exact", "asr"),
@@ -455,16 +133,15 @@ def demo_command(argv: list[str]) -> int:
     )
     plan.write_files()
     live = LiveOutput(console, NAME)
-    agent = plan.agent or STAND_IN
     live.note(
         f"{meeting.title}: {len(meeting.lines)} lines, {meeting.duration_ms / 1000:.0f} s "
-        f"at speed {plan.speed:g}; agent: {agent}; voice: {engine}"
+        f"at speed {plan.speed:g}; agent: {plan.agent_label}; voice: {engine}"
         f"{'' if plan.play else ' (not played)'}; echoes: {echo}"
     )
     started = time.monotonic()
     try:
         summary = anyio.run(run_demo, plan, live)
-    except DemoFailed as error:
+    except RunFailed as error:
         return _fail(console, str(error))
     summary["run_s"] = round(time.monotonic() - started, 1)
     if args.workdir is None:

@@ -110,6 +110,7 @@ def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
         "watch_meeting": watcher.watch_meeting,
         "wait_for_transcript": watcher.wait_for_transcript,
         "speak": watcher.speak,
+        "confirm": watcher.confirm,
         "stop_watching": watcher.stop_watching,
     }
 
