@@ -28,6 +28,15 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from assist.core import json_text
+from assist.core.files import (
+    AUDIO_FOLDER,
+    RAW_FILE,
+    ROOM_WAV,
+    SESSION_FILE,
+    STATUS_FILE,
+    TRANSCRIBING_LOCK,
+    TRANSCRIPT_FILE,
+)
 from assist.core.lines import LineError, RawLine, line_view, parse_raw_line
 from assist.mcp.diagnostics import note
 from assist.mcp.store.pids import is_alive
@@ -36,13 +45,6 @@ GROWING_S = 10.0
 """A file is growing while its mtime is less than this before now. Ambient's capture loop
 writes the native wav every 200 ms, and `assist replay` touches it at least once a second."""
 
-SESSION_FILE = "session.json"
-RAW_FILE = "raw.jsonl"
-TRANSCRIPT_FILE = "transcript.md"
-STATUS_FILE = "status"
-TRANSCRIBING_LOCK = "transcribing.lock"
-AUDIO_FOLDER = "audio"
-ROOM_WAV = "room.native.wav"
 
 FORBIDDEN_IN_ID = ("/", "\\", "\0")
 """An id is one path segment: no separator of any platform (ours: `\\` too) and no NUL."""
