@@ -27,7 +27,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from assist.core import json_text
+from assist.core import json_text, refusals
+from assist.core.files import (
+    AUDIO_FOLDER,
+    RAW_FILE,
+    ROOM_WAV,
+    SESSION_FILE,
+    STATUS_FILE,
+    TRANSCRIBING_LOCK,
+    TRANSCRIPT_FILE,
+)
 from assist.core.lines import LineError, RawLine, line_view, parse_raw_line
 from assist.mcp.diagnostics import note
 from assist.mcp.store.pids import is_alive
@@ -36,13 +45,6 @@ GROWING_S = 10.0
 """A file is growing while its mtime is less than this before now. Ambient's capture loop
 writes the native wav every 200 ms, and `assist replay` touches it at least once a second."""
 
-SESSION_FILE = "session.json"
-RAW_FILE = "raw.jsonl"
-TRANSCRIPT_FILE = "transcript.md"
-STATUS_FILE = "status"
-TRANSCRIBING_LOCK = "transcribing.lock"
-AUDIO_FOLDER = "audio"
-ROOM_WAV = "room.native.wav"
 
 FORBIDDEN_IN_ID = ("/", "\\", "\0")
 """An id is one path segment: no separator of any platform (ours: `\\` too) and no NUL."""
@@ -76,12 +78,9 @@ class SymlinkRefusal(SessionRefusal):
 def validate_session_id(value: object) -> str | None:
     """None when `value` can be a session id (one path segment), else the refusal text."""
     if not isinstance(value, str):
-        return f"{value!r} is not a session id: an id is a string; call sessions for the ids."
+        return refusals.session_id_not_text(value)
     if value in ("", ".", "..") or any(bad in value for bad in FORBIDDEN_IN_ID):
-        return (
-            f"{value!r} is not a session id: an id is one folder name, not empty, not . or .., "
-            "and without /, \\ or NUL; call sessions to see the ids recorded here."
-        )
+        return refusals.session_id_not_a_folder_name(value)
     return None
 
 
@@ -146,15 +145,9 @@ class SessionStore:
         except OSError:
             facts = None
         if facts is not None and stat.S_ISLNK(facts.st_mode):
-            raise SessionRefusal(
-                f"session {session!r} is a symlink in {self.root}; symlinks are never followed, "
-                "so it is not a session. Call sessions for the real ones."
-            )
+            raise SessionRefusal(refusals.session_is_a_symlink(session, str(self.root)))
         if facts is None or not self._counts(session, now_wall):
-            raise SessionRefusal(
-                f"there is no session {session!r} in {self.root}; "
-                "call sessions to see the ids recorded here."
-            )
+            raise SessionRefusal(refusals.no_such_session(session, str(self.root)))
         return folder
 
     def is_live(self, session: str, now_wall: float) -> bool:
