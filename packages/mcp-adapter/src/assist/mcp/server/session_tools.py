@@ -18,7 +18,8 @@ import anyio
 import mcp_types as types
 from assist.core import refusals
 from assist.mcp.server import tools, wire
-from assist.mcp.store.sessions import SessionRefusal, SessionStore
+from assist.mcp.store.session_files import SessionRefusal
+from assist.mcp.store.sessions import SessionStore
 
 from mcp.shared.exceptions import MCPError
 

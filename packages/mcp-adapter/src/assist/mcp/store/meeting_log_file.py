@@ -15,7 +15,7 @@ from typing import Any
 
 from assist.core.meeting_log import encode_event
 from assist.mcp.diagnostics import note
-from assist.mcp.store.sessions import NO_FOLLOW, SessionRefusal, read_session_file
+from assist.mcp.store.session_files import NO_FOLLOW, SessionRefusal, read_session_file
 
 LOG_NAME = "assistant.jsonl"
 FILE_MODE = 0o644
