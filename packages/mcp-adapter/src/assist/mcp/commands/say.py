@@ -31,7 +31,7 @@ from assist.core.settings import VoiceSettings
 from assist.core.speech import Refusal, check_speech
 from assist.core.tones import NEUTRAL, TONES
 from assist.mcp.commands.terminal_voice import Machine
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.speech.helper_command import QWEN, plan_engines
 from assist.mcp.speech.supervisor import VoiceFailure
 from assist.mcp.store.lock import DEFAULT_WAIT_S, LockBusy, SpeakingLock
@@ -114,7 +114,7 @@ def engine_override(machine: Machine, engine: str | None) -> VoiceSettings:
         left_out.remove("style")
     if left_out:
         named = " and ".join(f"voice.{name}" for name in left_out)
-        note(f"--engine {engine} leaves out {named}, set for the {planned} voice")
+        log.warning(f"--engine {engine} leaves out {named}, set for the {planned} voice")
     return attrs.evolve(
         voice,
         engine=engine,

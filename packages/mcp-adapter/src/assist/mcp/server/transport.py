@@ -28,7 +28,7 @@ import anyio.from_thread
 import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.server import wire
 
 from mcp.shared.message import SessionMessage
@@ -99,7 +99,7 @@ class Wire:
             for raw in self._streams.input:
                 anyio.from_thread.run(self._take, raw, token=token)
         except Exception as error:  # the loop is gone, or stdin broke
-            note(f"stopped reading stdin: {error}")
+            log.warning(f"stopped reading stdin: {error}")
         with contextlib.suppress(Exception):  # the loop is gone already
             anyio.from_thread.run_sync(self.eof.set, token=token)
 
@@ -111,7 +111,7 @@ class Wire:
         try:
             await self._screen_and_forward(raw)
         except Exception as error:  # a bug: the line is lost, the server is not
-            note(f"a line from the client could not be handled and was dropped ({error!r})")
+            log.warning(f"a line from the client could not be handled and was dropped ({error!r})")
 
     async def _screen_and_forward(self, raw: bytes) -> None:
         decided = wire.screen(raw, self._tools)
@@ -165,7 +165,7 @@ class Wire:
                 try:
                     await anyio.to_thread.run_sync(_write_all, self._streams.output_fd, line)
                 except OSError as error:
-                    note(f"cannot write to stdout any more: {error}")
+                    log.warning(f"cannot write to stdout any more: {error}")
                     return
 
 

@@ -41,7 +41,7 @@ from assist.core.gate import Gate
 from assist.core.lines import RawLine, render
 from assist.core.settings import Settings, VoiceSettings
 from assist.core.speech import Refusal, SpeechOk, check_speech
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.server.held_meeting import HeldMeeting
 from assist.mcp.server.playing import play
 from assist.mcp.server.tools import refusal, result
@@ -353,7 +353,7 @@ class Watcher:
         try:
             lines, next_line = meeting.reader.read(meeting.cursor)
         except (SessionRefusal, OSError) as error:
-            note(f"could not read the transcript of {meeting.id} ({error}); trying again")
+            log.warning(f"could not read the transcript of {meeting.id} ({error}); trying again")
             lines, next_line = [], meeting.cursor
         tally = self._tally(meeting) if lines else meeting_log.Tally()
         return _Read(settings, lines, next_line, tally)

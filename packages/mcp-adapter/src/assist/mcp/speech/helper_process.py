@@ -27,6 +27,7 @@ import ctypes
 import functools
 import os
 import queue
+import shlex
 import signal
 import subprocess
 import sys
@@ -49,6 +50,7 @@ from assist.core.protocol import (
     decode_event,
     encode,
 )
+from assist.mcp.logs import log
 
 READY_WITHIN_S = 1800.0
 """Longest wait for `ready`: a first run downloads the models, and designing a voice also
@@ -375,6 +377,7 @@ def _kill_process(process: subprocess.Popen[bytes]) -> None:
 
 
 def _spawn(command: list[str]) -> subprocess.Popen[bytes]:
+    log.debug(f"starting the voice helper: {shlex.join(command)}")
     options: dict[str, Any] = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE}
     if sys.platform == "win32":
         options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP

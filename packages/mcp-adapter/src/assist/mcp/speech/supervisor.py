@@ -29,7 +29,7 @@ from assist.core import refusals
 from assist.core.engines import VOICES, EngineSpec
 from assist.core.plugins import Registry
 from assist.core.tones import NEUTRAL
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.speech.engine_choice import load_plugins
 from assist.mcp.speech.helper_command import (
     EnginePlan,
@@ -82,7 +82,7 @@ def _seconds_or_default(value: str) -> float:
         seconds = math.nan
     if math.isfinite(seconds) and seconds > 0:
         return seconds
-    note(
+    log.warning(
         f"{READY_WITHIN_VARIABLE}={value!r} is not a positive number of seconds, so a voice "
         f"helper gets the usual {READY_WITHIN_S:g} s to start; set it to, say, 600 or unset it"
     )
@@ -264,7 +264,7 @@ class Voice:
         helper.kill()
         chain = error.chain
         if not (error.timed_out or retry or self._closed):
-            note(f"{error}; starting a fresh voice helper and asking once more")
+            log.warning(f"{error}; starting a fresh voice helper and asking once more")
         if retry:
             chain = ("asked once more after a crash, the voice failed again", *chain)
         with self._lock:
@@ -285,7 +285,9 @@ class Voice:
                     return self._helper
                 if self._helper is not None:
                     self._helper.kill()  # it ended between lines; reap it and start afresh
-                    note(f"the {self._helper.engine} voice helper had exited; starting a fresh one")
+                    log.warning(
+                        f"the {self._helper.engine} voice helper had exited; starting a fresh one"
+                    )
                     self._helper = None
                 engine = self._engine
                 if engine is None:
@@ -340,7 +342,7 @@ class Voice:
         if (failed_start or self._failures >= self._max_failures) and (
             fallback is not None and not self._switched
         ):
-            note(
+            log.warning(
                 f"the {engine} voice failed ({': '.join(chain)}); "
                 f"switching to the {fallback} voice for the rest of this watch"
             )
@@ -349,7 +351,7 @@ class Voice:
             self._failures = 0
         elif self._failures >= self._max_failures:
             self._given_up = refusals.gave_up(len(self._streak))
-            note(f"{self._given_up} ({_runs(self._streak)})")
+            log.warning(f"{self._given_up} ({_runs(self._streak)})")
             raise VoiceFailure(*chain, self._given_up, given_up=True)
 
     def _refuse_if_over(self) -> None:

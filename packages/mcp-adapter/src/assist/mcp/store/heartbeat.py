@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import attrs
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.store.pids import fits_pid, is_alive
 
 HEARTBEAT_NAME = "assistant.json"
@@ -101,7 +101,7 @@ class Heartbeat:
                 os.replace(self._temp, self.path)
             except OSError as error:
                 self._temp.unlink(missing_ok=True)
-                note(f"could not write the heartbeat {self.path} ({error})")
+                log.warning(f"could not write the heartbeat {self.path} ({error})")
                 return False
         return True
 
@@ -119,7 +119,7 @@ class Heartbeat:
             except FileNotFoundError:
                 return False
             except OSError as error:
-                note(f"could not remove the heartbeat {self.path} ({error})")
+                log.warning(f"could not remove the heartbeat {self.path} ({error})")
                 return False
         return True
 
@@ -171,4 +171,6 @@ class Beat:
             try:
                 self.beat()
             except Exception as error:  # a failing callback must not end the claim silently
-                note(f"the heartbeat beat failed ({error!r}); trying again in {self.interval} s")
+                log.warning(
+                    f"the heartbeat beat failed ({error!r}); trying again in {self.interval} s"
+                )

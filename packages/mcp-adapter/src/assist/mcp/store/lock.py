@@ -24,7 +24,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.store.pids import fits_pid, is_alive
 
 LOCK_NAME = "speaking.lock"
@@ -88,7 +88,9 @@ class SpeakingLock:
         """Delete the lock if it still holds our content; a lock taken over is left alone."""
         if self._ours is not None:
             if not _delete_if_same(self.path, self._ours):
-                note(f"could not delete {self.path}; other voices wait until this process ends")
+                log.warning(
+                    f"could not delete {self.path}; other voices wait until this process ends"
+                )
             self._ours = None
 
     @contextmanager

@@ -13,7 +13,7 @@ from array import array
 from pathlib import Path
 
 from assist.core.lines import LineError, RawLine, parse_raw_line
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.store.session_files import open_session_file
 
 
@@ -89,7 +89,9 @@ class TranscriptReader:
         except LineError as error:
             if number not in self._reported:
                 self._reported.add(number)
-                note(f"{self.path} line {number + 1} skipped, it is not a transcript line: {error}")
+                log.warning(
+                    f"{self.path} line {number + 1} skipped, it is not a transcript line: {error}"
+                )
             return None
 
     def _forget(self) -> None:
