@@ -145,6 +145,17 @@ def test_a_tool_failing_unexpectedly_names_the_tool_and_the_error() -> None:
     assert "stderr" in text and "tell the user" in text
 
 
+def test_a_wrong_session_tool_argument_names_it_the_type_expected_and_what_it_is() -> None:
+    for argument, expected in [
+        ("session", "string"),
+        ("since", "integer"),
+        ("verbatim", "boolean"),
+    ]:
+        text = refusals.wrong_argument("transcript", argument, "the number 5")
+        assert text.startswith("transcript was not run")
+        assert f"`{argument}`" in text and expected in text and "the number 5" in text
+
+
 def test_every_text_function_says_something() -> None:
     facts = {
         "ambient_config": True,
@@ -160,8 +171,10 @@ def test_every_text_function_says_something() -> None:
         "hold_text": "h",
         "chain": ["c"],
         "failures": 3,
-        "tool": "speak",
+        "tool": "transcript",
         "wait_s": 5.0,
+        "argument": "since",
+        "given": "a string",
         "kind": "number",
     }
     functions = [f for _, f in inspect.getmembers(refusals, inspect.isfunction)]

@@ -6,7 +6,6 @@ suite runs with --import-mode=importlib."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -22,7 +21,6 @@ HERE = Path(__file__).parent
 REPO = HERE.parents[2]
 ASSIST = Path(sys.executable).parent / "assist"
 FAKE_PLUGIN = HERE / "fake_stt"
-STANDIN = HERE / "standin"
 AUDIO_ROOM = REPO / ".ci" / "audio-room"
 
 MEETING = (
@@ -31,9 +29,6 @@ MEETING = (
     "Right, let's get going. Claude, what's the rate limit on the public orders API?",
 )
 """Three lines of the sample meeting, each a turn of its own 1.5 s apart."""
-
-if importlib.util.find_spec("assist.core.recognisers") is None:  # until listen-core lands
-    sys.path.insert(0, str(STANDIN))
 
 
 def write_wav(path: Path, samples: Any, rate: int, channels: int = 1) -> None:
@@ -49,8 +44,6 @@ def listen_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     recogniser plugin on the path, nothing of the developer's settings."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("ASSIST_", "AMBIENT_"))}
     paths = [str(FAKE_PLUGIN)]
-    if importlib.util.find_spec("assist.core.recognisers") is None or str(STANDIN) in sys.path:
-        paths.append(str(STANDIN))
     if clean.get("PYTHONPATH"):
         paths.append(clean["PYTHONPATH"])
     return {

@@ -78,13 +78,6 @@ TABLE = [
         -32602,
         "search",
     ),
-    (
-        b'{"jsonrpc":"2.0","id":12,"method":"tools/call",'
-        b'"params":{"name":"transcript","arguments":{"session":7}}}',
-        12,
-        -32602,
-        "session",
-    ),
     (b'{"jsonrpc":"2.0","id":13,"method":"prompts/get","params":[1]}', 13, -32602, "params"),
     (b'{"jsonrpc":"2.0","id":14,"method":"prompts/get"}', 14, -32602, "params"),
     (

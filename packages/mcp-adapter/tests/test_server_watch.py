@@ -555,7 +555,7 @@ async def test_speak_says_the_line_logs_it_and_counts_it(
     [
         ({"text": "   "}, "blank"),
         ({}, "blank"),
-        ({"text": 12}, "blank"),
+        ({"text": 12}, "must be a string"),
         ({"text": "x" * 601}, "601"),
         ({"text": "Hi.", "emotion": "Warm"}, '"Warm"'),
         ({"text": "Hi.", "emotion": "furious"}, "apologetic"),

@@ -15,6 +15,7 @@ import math
 from typing import Any, TypedDict
 
 import attrs
+from assist.core import json_text
 
 TRACKS: tuple[str, ...] = ("room", "call")
 """`room` is the microphone, `call` the system-audio tap; Ambient writes nothing else."""
@@ -58,10 +59,8 @@ def parse_raw_line(text: str) -> RawLine:
     if not text.strip():
         raise LineError(f"the line is blank; a raw.jsonl record is one JSON object with {REQUIRED}")
     try:
-        data = json.loads(text, parse_constant=_refuse_constant)
-    except LineError:
-        raise
-    except (ValueError, RecursionError) as error:
+        data = json_text.parse(text, finite=True)
+    except json_text.Unreadable as error:
         raise LineError(
             f"the line is not JSON ({error}); a raw.jsonl record is one JSON object with {REQUIRED}"
         ) from None
@@ -98,7 +97,7 @@ def encode_raw_line(line: RawLine) -> str:
     speaker = _speaker(line.speaker)
     if speaker is not None:
         record["speaker"] = speaker
-    return json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
+    return json_text.dumps(record) + "\n"
 
 
 def render(line: RawLine) -> str:
@@ -155,10 +154,6 @@ def _confidence(value: object) -> float:
     if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise LineError(f"`confidence` is {_kind(value)}; it must be a number, or left out")
     return float(value)
-
-
-def _refuse_constant(name: str) -> object:
-    raise LineError(f"the line holds {name}, which is not JSON; numbers must be finite")
 
 
 def _kind(value: object) -> str:

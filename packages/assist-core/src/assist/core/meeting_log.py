@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Any
 
 import attrs
+from assist.core import json_text
 from assist.core.echo import Said
 
 Event = dict[str, Any]
@@ -129,8 +130,9 @@ def left(at: datetime, pid: int, why: str, spoke: int) -> Event:
 
 
 def encode_event(event: Mapping[str, Any]) -> str:
-    """One log line: compact JSON, non-ASCII kept, ending in a newline."""
-    return json.dumps(event, separators=(",", ":"), ensure_ascii=False) + "\n"
+    """One log line: compact JSON, non-ASCII kept, lone surrogates as U+FFFD, ending in a
+    newline."""
+    return json_text.dumps(event) + "\n"
 
 
 def parse_time(value: object) -> datetime | None:
@@ -203,8 +205,8 @@ def _lines(log_text: str) -> list[dict[str, Any]]:
     objects = []
     for line in log_text.split("\n")[:-1]:
         try:
-            value = json.loads(line)
-        except (ValueError, RecursionError):
+            value = json_text.parse(line)
+        except json_text.Unreadable:
             continue
         if isinstance(value, dict) and isinstance(value.get("event"), str):
             objects.append(value)
@@ -271,5 +273,11 @@ def _utterance_key(value: object) -> str | None:
     """An event's `utterance` value in a form compared exactly; None when it has none.
 
     Our ids are strings; any other JSON value is still matched as itself (5.3: "the same
-    `utterance` value") rather than read as no utterance."""
-    return None if value is None else json.dumps(value, sort_keys=True)
+    `utterance` value") rather than read as no utterance. A value too deep to write out
+    matches nothing, itself included."""
+    if value is None:
+        return None
+    try:
+        return json.dumps(value, sort_keys=True)
+    except RecursionError:
+        return f"unmatchable {id(value)}"

@@ -11,12 +11,12 @@ Request ids are any JSON value and are echoed back exactly as given.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Mapping
 from typing import Any
 
 import attrs
+from assist.core import json_text
 from assist.core.json_values import json_kind, show
 from assist.core.tones import NEUTRAL, tone_or_neutral
 
@@ -100,9 +100,10 @@ def encode(message: Message) -> str:
     """One compact JSON line for `message`, without the newline.
 
     Non-ASCII text is escaped, so the line is plain ASCII: it survives any pipe encoding
-    and no Unicode line separator can ever split it.
+    and no Unicode line separator can ever split it. A lone surrogate is sent as U+FFFD, so
+    the other side never decodes a string it cannot write.
     """
-    return json.dumps(_fields(message), separators=(",", ":"), ensure_ascii=True)
+    return json_text.dumps(_fields(message), ascii_only=True)
 
 
 def _fields(message: Message) -> dict[str, Any]:
@@ -140,11 +141,11 @@ def decode_request(line: str) -> Say | Stop | Quit | Error | None:
     if not line.strip():
         return None
     try:
-        data = json.loads(line)
-    except (ValueError, RecursionError) as error:
+        data = json_text.parse(line)
+    except json_text.Unreadable as error:
         return Error(
             None,
-            f"unusable request line: it is not JSON ({_reason(error)}); "
+            f"unusable request line: it is not JSON ({error}); "
             'send one JSON object per line, such as {"op":"say","id":1,"text":"Hello."}',
         )
     if not isinstance(data, dict):
@@ -180,8 +181,8 @@ def decode_event(line: str) -> Ready | Speaking | Done | Stopped | Error | None:
     event is never lost to a detail; this function never raises.
     """
     try:
-        data = json.loads(line)
-    except (ValueError, RecursionError):
+        data = json_text.parse(line)
+    except json_text.Unreadable:
         return None
     if not isinstance(data, dict):
         return None
@@ -227,9 +228,3 @@ def _float(data: Mapping[str, object], key: str) -> float:
         return float(value)
     except OverflowError:  # an integer too large for a float
         return 0.0
-
-
-def _reason(error: BaseException) -> str:
-    if isinstance(error, RecursionError):
-        return "nested too deeply"
-    return str(error)

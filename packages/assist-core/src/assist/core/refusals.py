@@ -179,6 +179,14 @@ def blank_text() -> str:
     return "Nothing was said: `text` is blank. Put the words to speak in `text`."
 
 
+def text_not_a_string(kind: str) -> str:
+    """speak step 1: `text` is there but not a string; `kind` is its JSON type (3.1)."""
+    return (
+        f"Nothing was said: `text` must be a string, and this one is a JSON {kind}. "
+        "Put the words to say out loud in `text` as text."
+    )
+
+
 def too_long(count: int, maximum: int) -> str:
     """speak step 2: more code points than `maximum`."""
     return (
@@ -303,6 +311,29 @@ def unexpected_failure(tool: str, error: str) -> str:
         f"{tool} failed unexpectedly ({error}); the details are on the server's stderr. "
         "Try the call again; if it fails again, tell the user."
     )
+
+
+ARGUMENTS = {
+    "transcript": {
+        "session": ("a string, a session id", "Call sessions for the ids."),
+        "since": (
+            "an integer of 0 or more",
+            "Pass the `next` of the previous reply, or leave it out to start at the first line.",
+        ),
+        "verbatim": (
+            "a boolean, true or false",
+            "Leave it out for the lines with speaker names applied.",
+        ),
+    },
+}
+"""Per session tool and argument: the type it must have and what to do about it (3.3)."""
+
+
+def wrong_argument(tool: str, argument: str, given: str) -> str:
+    """A session tool's argument is missing or of the wrong type (3.1: a tool result, so the
+    model can correct itself); `given` is what it is: "missing", "null", "a string"..."""
+    expected, hint = ARGUMENTS[tool][argument]
+    return f"{tool} was not run: `{argument}` must be {expected}, but it is {given}. {hint}"
 
 
 def sessions_unreadable(error: str) -> str:

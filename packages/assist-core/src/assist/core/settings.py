@@ -19,6 +19,7 @@ from pathlib import PurePath
 from typing import Any, TypeVar
 
 import attrs
+from assist.core import json_text
 from assist.core.answers import NO_WORDS, YES_WORDS, answer_words
 from assist.core.engines import ENGINE_PACKAGES
 from assist.core.json_values import json_kind, show
@@ -558,7 +559,7 @@ def _parse_engine(key: str, text: str, engines: Collection[str], *, allow_none: 
 
 def format_document(doc: dict[str, Any]) -> str:
     """The file text for `doc`: pretty-printed with a 2-space indent and a final newline."""
-    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+    return json.dumps(json_text.encodable(doc), indent=2, ensure_ascii=False) + "\n"
 
 
 # Showing ---------------------------------------------------------------------------------

@@ -3,9 +3,10 @@
 
 These checks come before anything else `speak` does, so a malformed line is
 turned down without touching the settings, the gate or the lock. The agent's
-arguments are read leniently: a `text` that is missing or not a string is
-blank, an `emotion` that is missing or not a string is neutral. Emotions are
-matched case-sensitively against the six tones. A `confirm` question passes the
+arguments are read leniently: a `text` that is missing or null is blank, and one
+that is not a string is refused as such (never called blank, 3.1); an `emotion`
+that is missing or not a string is neutral. Emotions are matched
+case-sensitively against the six tones. A `confirm` question passes the
 same length rule and is said in the neutral tone; one that is not a string is
 named as such, since a missing question and a number are different mistakes.
 """
@@ -39,6 +40,8 @@ class Refusal:
 
 def check_speech(text: object, emotion: object) -> SpeechOk | Refusal:
     """Trim and check a line and its tone, in order: blank, too long, unknown tone."""
+    if text is not None and not isinstance(text, str):
+        return Refusal(refusals.text_not_a_string(json_kind(text)))
     words = text.strip() if isinstance(text, str) else ""
     tone = emotion if isinstance(emotion, str) else NEUTRAL
     if not words:

@@ -219,4 +219,5 @@ def _with_gap(gap: int, block: np.ndarray) -> Iterator[np.ndarray]:
 
 
 def _mix(block: np.ndarray) -> np.ndarray:
-    return np.round(block.astype(np.float64).mean(axis=1)).astype(np.int16)
+    mixed: np.ndarray = np.round(block.astype(np.float64).mean(axis=1)).astype(np.int16)
+    return mixed

@@ -113,7 +113,8 @@ def with_noise(samples: np.ndarray, snr_db: float, seed: int = 11) -> np.ndarray
     power = float(np.mean(np.square(speech))) if speech.size else 0.0
     noise = np.random.default_rng(seed).standard_normal(samples.size)
     scaled = noise * np.sqrt(power / 10 ** (snr_db / 10))
-    return (samples + scaled).astype(np.float32)
+    noisy: np.ndarray = (samples + scaled).astype(np.float32)
+    return noisy
 
 
 def pcm16(samples: Sequence[float] | np.ndarray) -> bytes:

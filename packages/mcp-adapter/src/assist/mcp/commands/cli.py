@@ -16,13 +16,18 @@ MCP_USAGE = "usage: assist mcp [--no-play] [--save-audio DIR]"
 
 
 def engines_command(_args: argparse.Namespace) -> int:
-    """List the registered engines, their packages and whether each can load here."""
+    """List the registered voice engines, then the speech recognisers: their packages and
+    whether each can load here."""
     from assist.core.engines import VOICES, VoiceOptions
+    from assist.core.recognisers import RecogniserOptions
     from assist.mcp.speech.engine_choice import describe_engines, load_plugins
+    from assist.mcp.speech.recogniser_choice import describe_recognisers, recognisers
     from assist.mcp.store.paths import voice_cache_root
 
     options = VoiceOptions(cache_root=str(voice_cache_root(os.environ)))
     for line in describe_engines(load_plugins(VOICES, os.environ), options):
+        print(line)
+    for line in describe_recognisers(recognisers(os.environ), RecogniserOptions()):
         print(line)
     return 0
 
@@ -80,6 +85,13 @@ def demo_command(argv: list[str]) -> int:
     return run(argv)
 
 
+def eval_command(argv: list[str]) -> int:
+    """`assist eval ...`: labelled meetings replayed with an agent, and its behaviour scored."""
+    from assist.mcp.eval.command import eval_command as run
+
+    return run(argv)
+
+
 def doctor_command(argv: list[str]) -> int:
     """`assist doctor [--prepare]`: what a watch would use here, and whether its voice starts."""
     from assist.mcp.commands.doctor import doctor_command as run
@@ -119,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         "config": config_command,
         "replay": replay_command,
         "demo": demo_command,
+        "eval": eval_command,
         "doctor": doctor_command,
         "say": say_command,
         "listen": listen_command,
@@ -127,11 +140,14 @@ def main(argv: list[str] | None = None) -> int:
         return direct[arguments[0]](arguments[1:])
     parser = argparse.ArgumentParser(prog="assist", description=__doc__.splitlines()[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("engines", help="list voice engines").set_defaults(run=engines_command)
+    commands.add_parser("engines", help="list voice engines and speech recognisers").set_defaults(
+        run=engines_command
+    )
     commands.add_parser("mcp", help="serve the MCP tools on stdio: " + MCP_USAGE[7:])
     commands.add_parser("config", help="show the settings, or set one: assist config KEY VALUE")
     commands.add_parser("replay", help="play a scripted meeting into a session folder")
     commands.add_parser("demo", help="the sample meeting end to end, with a stand-in agent")
+    commands.add_parser("eval", help="score an agent on labelled meetings replayed through it")
     commands.add_parser(
         "doctor", help="what the assistant would use here and whether its voice can start"
     )

@@ -1,10 +1,11 @@
 """`assist doctor [--prepare]`: what the assistant would use on this machine, and whether its
 voice can start.
 
-The report names every place of behaviour 1.1, the settings in effect, the installed engines,
-the engine a watch would start and the one it would fall back to, and whether another
-assistant is listening or holds the floor. The exit status says whether a voice can start
-(0) or not (1, with what to install), so a setup script can check a machine.
+The report names every place of behaviour 1.1, the settings in effect, the installed engines
+and speech recognisers (12.4), the engine a watch would start and the one it would fall back
+to, and whether another assistant is listening or holds the floor. The exit status says
+whether a voice can start (0) or not (1, with what to install), so a setup script can check a
+machine.
 
 `--prepare` removes the long first start from the first meeting (behaviour 11.3): it starts the
 chosen engine's helper once, exactly as a watch would, and has it say one short line without
@@ -16,7 +17,6 @@ files the server shares with Ambient: the heartbeat and the speaking lock are on
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -24,8 +24,9 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from assist.core import refusals
+from assist.core import json_text, refusals
 from assist.core.engines import ALLOW_VARIABLE, BLOCK_VARIABLE, VoiceOptions
+from assist.core.recognisers import RecogniserOptions
 from assist.core.settings import describe
 from assist.core.tones import NEUTRAL
 from assist.mcp.commands.terminal_voice import Machine
@@ -44,6 +45,7 @@ from assist.mcp.speech.helper_command import (
     resolve_reference,
     why_not_here,
 )
+from assist.mcp.speech.recogniser_choice import describe_recognisers, recognisers
 from assist.mcp.speech.supervisor import READY_WITHIN_VARIABLE, VoiceFailure, ready_limit
 from assist.mcp.store.heartbeat import read_heartbeat
 from assist.mcp.store.lock import LOCK_NAME
@@ -117,6 +119,9 @@ def report(machine: Machine, plan: EnginePlan, memory: int) -> list[str]:
     ]
     if limits:
         lines.append(f"{INDENT}(engine plugins limited by {', '.join(limits)})")
+    lines += describe_recognisers(
+        recognisers(machine.environ), RecogniserOptions(), settings.listen.stt
+    )
     lines += choice_lines(machine, plan, memory)
     lines.append(
         f"start-up limit: {ready_limit(machine.environ):g} s for a voice helper to be ready "
@@ -225,8 +230,8 @@ def lock_holder(folder: Path) -> str:
     except OSError as error:
         return f"unreadable ({error})"
     try:
-        holder = json.loads(content)
-    except ValueError:
+        holder = json_text.parse_bytes(content)
+    except json_text.Unreadable:
         holder = None
     if not isinstance(holder, dict):
         return f"held by an unreadable lock file {path}; it is cleared when 10 s old"

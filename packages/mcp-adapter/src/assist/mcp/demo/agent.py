@@ -17,6 +17,7 @@ from typing import Any, Protocol, TextIO
 
 import attrs
 import mcp_types as types
+from assist.mcp.demo.baselines import Chatty, Mute
 from assist.mcp.demo.policy import Decision, Policy
 
 from mcp.client.session import ClientSession
@@ -53,6 +54,30 @@ class Remark:
     reply: str
 
 
+class Judgement(Protocol):
+    """Whether to speak after a batch, and what to say: the stand-in or a baseline."""
+
+    def decide(self, lines: list[str], may_speak: bool) -> Decision | None: ...
+
+
+BUILT_IN_AGENTS: dict[str, str] = {
+    "stand-in": "scripted stand-in for your model",
+    "mute": "mute baseline (never speaks)",
+    "chatty": "chatty baseline (speaks after every batch)",
+}
+"""The agents that run inside the harness, by the name `--agent` takes, and how each is
+presented: none of them is a model."""
+
+
+def judgement(agent: str, name: str) -> Judgement:
+    """The built-in agent called `agent` (a key of BUILT_IN_AGENTS), for assistant `name`."""
+    if agent == "mute":
+        return Mute()
+    if agent == "chatty":
+        return Chatty()
+    return Policy(name)
+
+
 class Observer(Protocol):
     """Told of everything the agent sees and does, as it happens."""
 
@@ -78,11 +103,16 @@ class AgentRecord:
 
 
 async def run_stand_in(
-    server: StdioServerParameters, name: str, observer: Observer, errlog: TextIO
+    server: StdioServerParameters,
+    name: str,
+    observer: Observer,
+    errlog: TextIO,
+    policy: Judgement | None = None,
 ) -> AgentRecord:
-    """Watch the live meeting until it ends, as the `watch` prompt tells an agent to."""
+    """Watch the live meeting until it ends, as the `watch` prompt tells an agent to,
+    deciding with `policy` (the stand-in's own by default)."""
     record = AgentRecord()
-    policy = Policy(name)
+    policy = policy if policy is not None else Policy(name)
     async with (
         stdio_client(server, errlog=errlog) as (read, write),
         ClientSession(read, write, read_timeout_seconds=CALL_TIMEOUT_S) as session,
@@ -146,8 +176,13 @@ def closing_lines(record: AgentRecord) -> list[str]:
     said = [remark for remark in record.remarks if remark.said]
     if not said:
         return ["The meeting ended; I listened and had nothing to add.", ""]
-    topics = "; ".join(remark.decision.topic or "a question I had no notes for" for remark in said)
     count = "once" if len(said) == 1 else f"{len(said)} times"
+    answers = [remark for remark in said if remark.decision.why in ("named", "room")]
+    if not answers:
+        return [f"The meeting ended; I spoke {count}.", "I only chimed in; nobody had asked."]
+    topics = "; ".join(
+        remark.decision.topic or "a question I had no notes for" for remark in answers
+    )
     return [f"The meeting ended; I spoke {count}.", f"I answered: {topics}."]
 
 

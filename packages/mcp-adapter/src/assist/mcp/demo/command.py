@@ -1,14 +1,17 @@
 """`assist demo`: a whole meeting, end to end on real parts, with no account and no download.
 
-One command sets up a throwaway sessions root and config (assistant on), replays the sample
-meeting into it with the echo feeder (`assist replay --echo`), starts `assist mcp` as a
-subprocess and lets an agent drive it through the official MCP client. Speech is rendered
-offline by the best installed engine (`voice_choice`) and every line is saved as a WAV. The
-default agent is a scripted stand-in for the user's model (`policy`, `agent`); `--agent CMD`
-runs a real one instead (for example Claude Code) and the demo then only watches the files.
+One command runs the sample meeting (`run.run_meeting`: replay with echoes, `assist mcp`, an
+agent over the official MCP client, a real offline voice) and sums up what happened
+(`summary`). The default agent is a scripted stand-in for the user's model (`policy`,
+`agent`); `--agent mute` or `--agent chatty` runs a baseline instead, and any other value is
+a command for a real agent, for example Claude Code (the reference's run used Haiku):
 
-The settings the demo changes are in `plan`; the run itself, and how to give it a real agent,
-in `run`.
+    assist demo --agent 'claude -p "/mcp__assist__watch" --model haiku
+        --mcp-config {mcp_config} --strict-mcp-config --allowedTools mcp__assist'
+
+`run` says how that agent is given its MCP config and which settings differ from the
+defaults (a 15 s cooldown over the speed; everything on the meeting's clock sped up by
+`--speed`, the voice not).
 """
 
 from __future__ import annotations
@@ -23,14 +26,47 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import anyio
-from assist.mcp.demo.live import STAND_IN, LiveOutput, summary_table
-from assist.mcp.demo.plan import AGENT_PLACEHOLDER, NAME, Plan
-from assist.mcp.demo.run import DemoFailed, run_demo
+from assist.mcp.demo.agent import BUILT_IN_AGENTS
+from assist.mcp.demo.live import LiveOutput, summary_table
+from assist.mcp.demo.run import (
+    AGENT_PLACEHOLDER,
+    DEFAULT_AGENT,
+    NAME,
+    Plan,
+    RunFailed,
+    run_meeting,
+)
+from assist.mcp.demo.summary import build_summary
 from assist.mcp.demo.voice_choice import NoVoice, demo_engine
 from assist.mcp.replay.meeting_files import BUILT_IN, MeetingError, load_meeting
 from rich.console import Console
+
+
+async def run_demo(plan: Plan, live: LiveOutput) -> dict[str, Any]:
+    """Run the meeting; the summary once everything has ended."""
+    run = await run_meeting(plan, live)
+    return build_summary(
+        meeting=plan.meeting,
+        replay_events=run.events,
+        session_dir=run.session_dir,
+        audio_dir=plan.audio,
+        record=run.record,
+        settings=plan.settings_view(),
+        peaks_mb=run.peaks_mb,
+    )
+
+
+# The command ----------------------------------------------------------------------------
+
+
+AGENT_HELP = (
+    f"the agent: {', '.join(BUILT_IN_AGENTS)} (built in; default {DEFAULT_AGENT}), or a command "
+    f"to run, in which {AGENT_PLACEHOLDER} becomes the path of an MCP config for assist mcp"
+)
+"""How `--agent` is explained, by the demo and by `assist eval`."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -49,12 +85,7 @@ def parser() -> argparse.ArgumentParser:
         help="play the voice on the speakers (default: when this machine has an audio output)",
     )
     result.add_argument("--json", action="store_true", help="print the summary as JSON")
-    result.add_argument(
-        "--agent",
-        metavar="CMD",
-        help="run this agent command instead of the scripted stand-in; "
-        f"{AGENT_PLACEHOLDER} in it becomes the path of an MCP config for assist mcp",
-    )
+    result.add_argument("--agent", metavar="CMD", default=DEFAULT_AGENT, help=AGENT_HELP)
     result.add_argument(
         "--echo",
         choices=("exact", "asr"),
@@ -102,16 +133,15 @@ def demo_command(argv: list[str]) -> int:
     )
     plan.write_files()
     live = LiveOutput(console, NAME)
-    agent = plan.agent or STAND_IN
     live.note(
         f"{meeting.title}: {len(meeting.lines)} lines, {meeting.duration_ms / 1000:.0f} s "
-        f"at speed {plan.speed:g}; agent: {agent}; voice: {engine}"
+        f"at speed {plan.speed:g}; agent: {plan.agent_label}; voice: {engine}"
         f"{'' if plan.play else ' (not played)'}; echoes: {echo}"
     )
     started = time.monotonic()
     try:
         summary = anyio.run(run_demo, plan, live)
-    except DemoFailed as error:
+    except RunFailed as error:
         return _fail(console, str(error))
     summary["run_s"] = round(time.monotonic() - started, 1)
     if args.workdir is None:

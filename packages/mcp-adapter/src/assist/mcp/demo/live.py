@@ -100,8 +100,9 @@ class LiveOutput:
 
     def speaking(self, decision: Decision) -> None:
         self.quiet_since = self.last_line_at
-        what = "the question put to it" if decision.why == "named" else "the room's question"
-        self._row("bold green", f"{self.name} answers {what}: {decision.text}")
+        what = {"named": "answers the question put to it", "room": "answers the room's question"}
+        doing = what.get(decision.why, "chimes in")
+        self._row("bold green", f"{self.name} {doing}: {decision.text}")
 
     def remark(self, remark: Remark) -> None:
         if not remark.said:

@@ -1,52 +1,211 @@
-"""The demo's run: replay, serve and watch the meeting, with the stand-in or a real agent.
+"""One scripted meeting run end to end on real parts: what `assist demo` and `assist eval` share.
 
-A real agent, for example Claude Code (the reference's run used Haiku):
+A run sets up a throwaway sessions root and config (assistant on), replays the meeting into it
+with the echo feeder (`assist replay --echo --after-join --events`), starts `assist mcp` as a
+subprocess and lets an agent drive it: one of the built-in agents (`agent.BUILT_IN_AGENTS`: the
+scripted stand-in and the two baselines) through the official MCP client, or an external
+command given an MCP config for the server. Speech is rendered offline by the chosen engine
+and every line is saved as a WAV. It hands back what happened (`Run`): the replay's events,
+the session folder (its `assistant.jsonl`), what a built-in agent saw and did, peak memory.
 
-    assist demo --agent 'claude -p "/mcp__assist__watch" --model haiku
+Settings that differ from the defaults, and why:
+
+- `assistant.cooldown_s` is 15 s, divided by `--speed`: the sample meeting puts its two
+  answerable questions about 25 s apart, inside the default 60 s pause, so with the default
+  the room's question could never be answered.
+- `voice.engine` is set to the engine chosen, so the server runs exactly that one.
+- At `--speed X` other than 1, everything that runs on the meeting's clock runs X times
+  faster: the lines, the echo delay, the cooldown above, and the server's batching clock
+  (`ASSIST_PACING_SCALE` = 1/X: settle 3 s and longest batch 20 s become 3/X and 20/X), so
+  the agent sees the meeting in the same batches as at speed 1. The voice is not sped up.
+
+Everything else (the 10-remark cap, the echo window) is the default.
+
+An external agent, for example Claude Code (the reference's run used Haiku):
+
+    --agent 'claude -p "/mcp__assist__watch" --model haiku
         --mcp-config {mcp_config} --strict-mcp-config --allowedTools mcp__assist'
 
-The demo writes `mcp.json` in its work folder, registering `assist mcp` (with `--save-audio`
-and, unless `--play`, `--no-play`) under the name `assist`, with the demo's config and
-sessions root in its environment, and puts that file's path where `{mcp_config}` stands (and
-in `ASSIST_DEMO_MCP_CONFIG`). `/mcp__assist__watch` runs the server's own `watch` prompt;
+The run writes `mcp.json` in its work folder, registering `assist mcp` (with `--save-audio`
+and, unless playing, `--no-play`) under the name `assist`, with the run's config and sessions
+root in its environment, and puts that file's path where `{mcp_config}` stands (and in
+`ASSIST_DEMO_MCP_CONFIG`). `/mcp__assist__watch` runs the server's own `watch` prompt;
 `--strict-mcp-config` keeps the user's other servers out; `--allowedTools mcp__assist` lets
 it call the watching tools without asking. The agent starts once the session is live, and the
-meeting begins once it has joined and said the notice. The demo sees only the files then, so
-the summary has no agent turns and no server echo count; everything else is measured alike.
+meeting begins once it has joined and said the notice. Only the files are seen then, so there
+are no agent turns and no echo count as the agent saw it; everything else is measured alike.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
+import attrs
 from anyio.abc import Process
-from assist.mcp.demo.agent import AgentRecord, run_stand_in, server_parameters
+from assist.mcp.demo.agent import (
+    BUILT_IN_AGENTS,
+    AgentRecord,
+    judgement,
+    run_stand_in,
+    server_parameters,
+)
 from assist.mcp.demo.live import LiveOutput
 from assist.mcp.demo.memory import SAMPLE_S, PeakMemory, children, command_line
-from assist.mcp.demo.plan import AGENT_PLACEHOLDER, NAME, Plan
-from assist.mcp.demo.summary import build_summary, read_log
+from assist.mcp.demo.summary import read_log
+from assist.mcp.replay.meeting_files import Meeting
 
+NAME = "Claude"
+"""The assistant's name: the default, which the sample meeting's question uses."""
+RUN_COOLDOWN_S = 15
+"""The pause after each remark at speed 1 (see the module docstring); divided by --speed."""
+MAX_PER_MEETING = 10
+"""The default cap, unchanged."""
 SESSION_WAIT_S = 60.0
-"""How long the replay may take to create its session before the demo gives up."""
+"""How long the replay may take to create its session before the run gives up."""
 RUN_SLACK_S = 180.0
-"""The demo gives up this long after the meeting should have ended (voice loads included)."""
+"""A run gives up this long after the meeting should have ended (voice loads included)."""
 AGENT_GRACE_S = 60.0
 """An external agent gets this long after the recording stops to finish and exit."""
+AGENT_PLACEHOLDER = "{mcp_config}"
+"""Replaced in --agent CMD by the path of the MCP client config the run writes."""
+PACING_VARIABLE = "ASSIST_PACING_SCALE"
+"""`assist mcp`'s batching clock multiplier (poll 0.5 s, settle 3 s, longest 20 s)."""
+HOOKS_DROPPED = ("ASSIST_VOICE_COMMAND", PACING_VARIABLE)
+"""Hooks of `assist mcp` a run never inherits: it always runs the real voice, and sets
+the batching clock itself."""
+DEFAULT_AGENT = "stand-in"
 
 
-class DemoFailed(RuntimeError):
-    """The demo could not run to its summary; the message says what broke and where to look."""
+@attrs.frozen
+class Plan:
+    """Everything the run needs, settled before anything starts."""
+
+    meeting_spec: str
+    meeting: Meeting
+    speed: float
+    play: bool
+    echo: str
+    engine: str
+    agent: str
+    workdir: Path
+
+    @property
+    def external(self) -> bool:
+        """Whether the agent is a command to run rather than one of the built-in agents."""
+        return self.agent not in BUILT_IN_AGENTS
+
+    @property
+    def agent_label(self) -> str:
+        return BUILT_IN_AGENTS.get(self.agent, self.agent)
+
+    @property
+    def cooldown_s(self) -> int:
+        return max(1, math.floor(RUN_COOLDOWN_S / self.speed))
+
+    @property
+    def config(self) -> Path:
+        return self.workdir / "config" / "config.json"
+
+    @property
+    def sessions(self) -> Path:
+        return self.workdir / "sessions"
+
+    @property
+    def audio(self) -> Path:
+        return self.workdir / "audio"
+
+    def environment(self) -> dict[str, str]:
+        environment = {key: value for key, value in os.environ.items() if key not in HOOKS_DROPPED}
+        environment.update(
+            ASSIST_CONFIG=str(self.config), ASSIST_HOME=str(self.sessions), PYTHONUNBUFFERED="1"
+        )
+        if self.speed != 1:
+            environment[PACING_VARIABLE] = repr(1 / self.speed)
+        return environment
+
+    def server_command(self) -> list[str]:
+        flags = ["--save-audio", str(self.audio)] + ([] if self.play else ["--no-play"])
+        return [sys.executable, "-m", "assist.mcp.commands.cli", "mcp", *flags]
+
+    def replay_command(self) -> list[str]:
+        return [
+            sys.executable,
+            "-m",
+            "assist.mcp.replay.replay",
+            self.meeting_spec,
+            "--into",
+            str(self.sessions),
+            "--speed",
+            repr(self.speed),
+            "--echo",
+            self.echo,
+            "--audio",
+            str(self.audio),
+            "--after-join",
+            "--events",
+        ]
+
+    def write_files(self) -> None:
+        self.config.parent.mkdir(parents=True, exist_ok=True)
+        self.sessions.mkdir(parents=True, exist_ok=True)
+        self.audio.mkdir(parents=True, exist_ok=True)
+        settings = {
+            "assistant": {
+                "enabled": True,
+                "name": NAME,
+                "cooldown_s": self.cooldown_s,
+                "max_per_meeting": MAX_PER_MEETING,
+            },
+            "voice": {"engine": self.engine},
+        }
+        self.config.write_text(json.dumps(settings, indent=2) + "\n", encoding="utf-8")
+
+    def settings_view(self) -> dict[str, Any]:
+        return {
+            "meeting": self.meeting_spec,
+            "agent": self.agent_label,
+            "engine": self.engine,
+            "speed": self.speed,
+            "play": self.play,
+            "echo": self.echo,
+            "cooldown_s": self.cooldown_s,
+            "cooldown_note": "lowered so the sample's two answers, about 25 s apart, can both "
+            "be said; divided by the speed",
+            "max_per_meeting": MAX_PER_MEETING,
+            "workdir": str(self.workdir),
+        }
 
 
-async def run_demo(plan: Plan, live: LiveOutput) -> dict[str, Any]:
-    """Replay, serve and watch the meeting; the summary once everything has ended."""
+class RunFailed(RuntimeError):
+    """The meeting could not be run to its end; the message says what broke and where to look."""
+
+
+@attrs.frozen
+class Run:
+    """What one run left: the replay's events (`session`, `started`, `line`, `echo`,
+    `ended`), the session folder, what a built-in agent saw and did (None for an external
+    one), and the peak memory per process role."""
+
+    events: list[dict[str, Any]]
+    session_dir: Path
+    record: AgentRecord | None
+    peaks_mb: dict[str, float | None]
+
+
+# The run ----------------------------------------------------------------------------------
+
+
+async def run_meeting(plan: Plan, live: LiveOutput) -> Run:
+    """Replay, serve and watch the meeting until everything has ended."""
     environment = plan.environment()
     events: list[dict[str, Any]] = []
     session_ready = anyio.Event()
@@ -92,13 +251,14 @@ async def run_demo(plan: Plan, live: LiveOutput) -> dict[str, Any]:
                     tasks.start_soon(sample_memory)
                     with anyio.fail_after(SESSION_WAIT_S):
                         await session_ready.wait()
-                    if plan.agent is None:
+                    if not plan.external:
                         server = server_parameters(plan.server_command(), environment)
+                        policy = judgement(plan.agent, NAME)
                         try:
-                            record = await run_stand_in(server, NAME, live, server_log)
+                            record = await run_stand_in(server, NAME, live, server_log, policy)
                         except Exception as error:  # the server died or broke the protocol
                             failure = (
-                                f"the stand-in agent lost assist mcp ({type(error).__name__}: "
+                                f"the {plan.agent} agent lost assist mcp ({type(error).__name__}: "
                                 f"{error}); see {plan.workdir / 'server.log'}"
                             )
                         if record is None or record.status != "ended":
@@ -111,8 +271,8 @@ async def run_demo(plan: Plan, live: LiveOutput) -> dict[str, Any]:
                     finished.set()
         except TimeoutError:
             _stop(replay)
-            raise DemoFailed(
-                f"the demo did not finish within {deadline:.0f} s; "
+            raise RunFailed(
+                f"the run did not finish within {deadline:.0f} s; "
                 f"see {plan.workdir / 'server.log'} and {plan.workdir / 'replay.log'}"
             ) from None
         finally:
@@ -121,23 +281,15 @@ async def run_demo(plan: Plan, live: LiveOutput) -> dict[str, Any]:
                 with anyio.move_on_after(5):
                     await replay.wait()
     if not session_dir:
-        raise DemoFailed(f"the replay did not start; see {plan.workdir / 'replay.log'}")
+        raise RunFailed(f"the replay did not start; see {plan.workdir / 'replay.log'}")
     if failure is not None:
-        raise DemoFailed(failure)
+        raise RunFailed(failure)
     if record is not None and record.status == "refused" and not read_log(session_dir[0]):
-        raise DemoFailed(
+        raise RunFailed(
             f"the agent could not join the meeting ({record.refusals[-1]}); "
             f"see {plan.workdir / 'server.log'}"
         )
-    return build_summary(
-        meeting=plan.meeting,
-        replay_events=events,
-        session_dir=session_dir[0],
-        audio_dir=plan.audio,
-        record=record,
-        settings=plan.settings_view(),
-        peaks_mb=peaks.peaks_mb,
-    )
+    return Run(events, session_dir[0], record, peaks.peaks_mb)
 
 
 async def run_external(
@@ -166,7 +318,6 @@ async def run_external(
         + "\n",
         encoding="utf-8",
     )
-    assert plan.agent is not None
     argv = [part.replace(AGENT_PLACEHOLDER, str(mcp_config)) for part in shlex.split(plan.agent)]
     live.note(f"agent: {shlex.join(argv)}")
     agent = await anyio.open_process(

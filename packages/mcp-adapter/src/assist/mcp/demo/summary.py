@@ -21,22 +21,18 @@ Times are wall-clock seconds, measured, never scaled by `--speed`:
 
 from __future__ import annotations
 
-import itertools
 import json
 from pathlib import Path
 from typing import Any
 
 from assist.core.echo import is_echo
 from assist.core.meeting_log import parse_time
+from assist.core.scoring import Limits, Utterance, limits_held
 from assist.core.testing import word_error_rate
 from assist.mcp.demo.agent import AgentRecord
 from assist.mcp.demo.policy import spoken_text
 from assist.mcp.replay.echo_feeder import REPLY_WAV
 from assist.mcp.replay.meeting_files import Meeting
-
-COOLDOWN_SLACK_S = 0.25
-"""Clock slack when checking gaps against the cooldown: the gate runs on the server's
-monotonic clock, the log on wall-clock times written a moment apart."""
 
 
 def read_log(session_dir: Path) -> list[dict[str, Any]]:
@@ -162,13 +158,7 @@ def build_summary(
         "notice": _notice_view(log, echoes),
     }
     if record is not None:
-        echo_texts = {event["line"]["text"].strip() for event in echoes}
-        seen = sum(
-            1
-            for batch in record.batches
-            for line in batch.lines
-            if spoken_text(line).strip() in echo_texts
-        )
+        seen = echoes_seen(record, echoes)
         summary["echoes_seen_by_agent"] = seen
         summary["echoes_left_out"] = len(echoes) - seen
         summary["echoes_counted_by_server"] = sum(batch.left_out for batch in record.batches)
@@ -176,6 +166,14 @@ def build_summary(
         summary["agent_batches"] = len(record.batches)
         summary["agent_refusals"] = list(record.refusals)
     return summary
+
+
+def echoes_seen(record: AgentRecord, echoes: list[dict[str, Any]]) -> int:
+    """How many of the echoes fed back reached the agent in a batch; the rest were left out."""
+    texts = {event["line"]["text"].strip() for event in echoes}
+    return sum(
+        1 for batch in record.batches for line in batch.lines if spoken_text(line).strip() in texts
+    )
 
 
 def recognisable(echo: dict[str, Any]) -> bool:
@@ -208,14 +206,25 @@ def _seconds_between(moment: float | None, remark: dict[str, Any] | None) -> flo
 
 
 def _limits_held(remarks: list[dict[str, Any]], settings: dict[str, Any]) -> bool:
-    cap, cooldown = settings["max_per_meeting"], settings["cooldown_s"]
-    if len(remarks) > cap:
-        return False
-    for before, after in itertools.pairwise(remarks):
-        ended = before["ended"] if before["ended"] is not None else before["started"]
-        if after["started"] - ended < cooldown - COOLDOWN_SLACK_S:
-            return False
-    return True
+    rules = Limits(settings["max_per_meeting"], settings["cooldown_s"])
+    return limits_held(utterances(remarks), rules)
+
+
+def utterances(remarks: list[dict[str, Any]]) -> list[Utterance]:
+    """The log's remarks (`remarks_from_log`) as the scoring rules take them."""
+    return [
+        Utterance(
+            start=remark["started"],
+            text=remark["text"] if isinstance(remark["text"], str) else "",
+            first_sound_after_s=(
+                None
+                if remark["first_sound"] is None
+                else max(0.0, remark["first_sound"] - remark["started"])
+            ),
+            end=remark["ended"],
+        )
+        for remark in remarks
+    ]
 
 
 def _remark_view(

@@ -26,7 +26,6 @@ files, and the feeder then echoes what it can and never a line twice.
 
 from __future__ import annotations
 
-import json
 import re
 import wave
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from assist.core import json_text
 from assist.core.meeting_log import parse_time
 
 MODES: tuple[str, ...] = ("exact", "asr")
@@ -153,8 +153,8 @@ class EchoFeeder:
         events = []
         for raw in complete.split(b"\n"):
             try:
-                event = json.loads(raw.decode("utf-8", errors="replace"))
-            except ValueError:
+                event = json_text.parse(raw.decode("utf-8", errors="replace"))
+            except json_text.Unreadable:
                 continue
             if isinstance(event, dict) and parse_time(event.get("at")) is not None:
                 events.append(event)

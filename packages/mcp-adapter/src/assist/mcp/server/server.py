@@ -9,6 +9,11 @@ line is in flight, and `notifications/cancelled` interrupts the request it names
 screened before the SDK sees them (`wire`, `transport`), so protocol errors keep the codes and
 ids of 3.1 where the SDK would drop the line or answer with a generic message.
 
+No input ends the process (3.1): every handler is `guarded`, so an exception no rule foresaw
+answers its one request with -32603 and a message (its traceback goes to stderr), and the
+transport does the same for an answer it cannot write. A watching tool that fails so answers
+an `isError` result instead, which the agent reads as advice rather than as a broken server.
+
 EOF on stdin, SIGTERM, SIGINT and SIGHUP all end the same way: the watch is left (which stops
 the voice helper and removes the heartbeat), requests already read are answered, and the
 process exits 0. Every helper still running is killed on the way out, whatever happened.
@@ -25,9 +30,9 @@ import os
 import shlex
 import signal
 import traceback
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from importlib import metadata
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import mcp_types as types
@@ -55,6 +60,30 @@ VOICE_COMMAND_VARIABLE = "ASSIST_VOICE_COMMAND"
 PACING_VARIABLE = "ASSIST_PACING_SCALE"
 SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 """Each ends the server like EOF does, after the same teardown (ours)."""
+
+
+P = TypeVar("P")
+R = TypeVar("R")
+Handler = Callable[[ServerRequestContext[Any], P], Awaitable[R]]
+
+
+def guarded(method: str, handler: Handler[P, R]) -> Handler[P, R]:
+    """`handler` with the last-resort guard of 3.1: an unexpected exception becomes a -32603
+    answer naming it, with the traceback on stderr; the server goes on. Protocol errors the
+    handler raises on purpose (MCPError) and cancellation pass through unchanged."""
+
+    async def run(ctx: ServerRequestContext[Any], params: P) -> R:
+        try:
+            return await handler(ctx, params)
+        except MCPError:
+            raise
+        except Exception as error:
+            log.warning(f"{method} failed unexpectedly:\n{traceback.format_exc().rstrip()}")
+            described = f"{type(error).__name__}: {error}"
+            text = refusals.unexpected_failure(method, described)
+            raise MCPError(wire.INTERNAL_ERROR, text) from error
+
+    return run
 
 
 def version() -> str:
@@ -129,10 +158,10 @@ def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
     return Server(
         SERVER_NAME,
         version=version(),
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
-        on_list_prompts=list_prompts,
-        on_get_prompt=get_prompt,
+        on_list_tools=guarded("tools/list", list_tools),
+        on_call_tool=guarded("tools/call", call_tool),
+        on_list_prompts=guarded("prompts/list", list_prompts),
+        on_get_prompt=guarded("prompts/get", get_prompt),
     )
 
 

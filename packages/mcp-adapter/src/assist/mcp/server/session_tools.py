@@ -1,8 +1,9 @@
 """The read-only session tools `sessions`, `transcript` and `status` (behaviour 3.3).
 
-Unlike the watching tools these read their arguments strictly: a wrong type is a malformed
-request (-32602, naming the argument), while a session that cannot be read (no such session,
-not a session id, a symlink) is a tool result with `isError`. The reading itself is done by
+Unlike the watching tools these read their arguments strictly, but, as MCP 2025-11-25 asks
+(SEP-1303), a missing or wrong-typed argument is a tool result with `isError` naming the
+argument, the type expected and what it was, so the model can correct itself (3.1); so is a
+session that cannot be read (no such session, not a session id, a symlink). The reading is done by
 `SessionStore`, in a worker thread so a long transcript never holds up other requests; one
 lock keeps the store's cached transcript readers to one thread at a time.
 """
@@ -21,8 +22,6 @@ from assist.mcp.server import tools, wire
 from assist.mcp.store.session_files import SessionRefusal
 from assist.mcp.store.sessions import SessionStore
 
-from mcp.shared.exceptions import MCPError
-
 
 class SessionTools:
     """Answers the three session tools from one sessions root."""
@@ -37,7 +36,10 @@ class SessionTools:
             return await self._read(lambda now: self._store.rows(now))
         if name == "status":
             return await self._read(lambda now: self._store.status(now))
-        session, since, verbatim = transcript_arguments(arguments)
+        checked = transcript_arguments(arguments)
+        if isinstance(checked, str):
+            return tools.refusal(checked)
+        session, since, verbatim = checked
         return await self._read(
             lambda now: self._store.transcript(session, since, now, verbatim=verbatim)
         )
@@ -55,33 +57,23 @@ class SessionTools:
             return tools.refusal(refusals.sessions_unreadable(str(error)))
 
 
-def transcript_arguments(arguments: dict[str, Any]) -> tuple[str, int, bool]:
-    """`session` (required string), `since` (unsigned integer, 0), `verbatim` (boolean, false).
+def transcript_arguments(arguments: dict[str, Any]) -> tuple[str, int, bool] | str:
+    """`session` (required string), `since` (unsigned integer, 0), `verbatim` (boolean,
+    false); or the refusal naming the first argument that is not usable.
 
     An optional argument given as null counts as left out: clients that fill every property
     send null for the ones they do not use, and Ambient's typed arguments read it that way.
     """
     session = arguments.get("session")
     if not isinstance(session, str):
-        shown = "missing" if "session" not in arguments else f"{wire.kind(session)}"
-        raise MCPError(
-            wire.INVALID_PARAMS,
-            f"transcript needs `session`, a session id string (it is {shown}); "
-            "call sessions for the ids",
-        )
+        given = "missing" if "session" not in arguments else wire.kind(session)
+        return refusals.wrong_argument("transcript", "session", given)
     since = arguments.get("since")
     since = 0 if since is None else since  # null reads as left out, as serde's Option does
     if isinstance(since, bool) or not isinstance(since, int) or since < 0:
-        raise MCPError(
-            wire.INVALID_PARAMS,
-            f"transcript `since` must be an integer of 0 or more (it is {wire.kind(since)}); "
-            "pass the `next` of the previous reply",
-        )
+        return refusals.wrong_argument("transcript", "since", wire.kind(since))
     verbatim = arguments.get("verbatim")
     verbatim = False if verbatim is None else verbatim
     if not isinstance(verbatim, bool):
-        raise MCPError(
-            wire.INVALID_PARAMS,
-            f"transcript `verbatim` must be true or false (it is {wire.kind(verbatim)})",
-        )
+        return refusals.wrong_argument("transcript", "verbatim", wire.kind(verbatim))
     return session, since, verbatim

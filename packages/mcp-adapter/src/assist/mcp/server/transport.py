@@ -16,7 +16,6 @@ the process alive after a signal.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sys
 import threading
@@ -146,8 +145,9 @@ class Wire:
                 reply = item.message
                 if isinstance(reply, types.JSONRPCResponse | types.JSONRPCError):
                     self._forget(reply.id)
-                line = reply.model_dump_json(by_alias=True, exclude_unset=True) + "\n"
-                await self._out_send.send(line.encode("utf-8"))
+                line = reply_line(reply)
+                if line is not None:
+                    await self._out_send.send(line)
 
     def _forget(self, request_id: Any) -> None:
         """A request was answered or cancelled; after EOF, the last one lets the drain end."""
@@ -156,8 +156,7 @@ class Wire:
             self._drained.set()
 
     async def _send_line(self, response: dict[str, Any]) -> None:
-        text = json.dumps(response, ensure_ascii=False, separators=(",", ":")) + "\n"
-        await self._out_send.send(text.encode("utf-8"))
+        await self._out_send.send(wire.encode_line(response))
 
     async def _write_lines(self) -> None:
         async with self._out_receive:
@@ -167,6 +166,30 @@ class Wire:
                 except OSError as error:
                     log.warning(f"cannot write to stdout any more: {error}")
                     return
+
+
+def reply_line(reply: types.JSONRPCMessage) -> bytes | None:
+    """The line for one message from the SDK. Strings pass through `wire.encode_line` (the
+    SDK's own serializer raises on a lone surrogate). The last resort of 3.1: an error the
+    SDK made of an unexpected exception (code 0) goes out as -32603, and a reply that cannot
+    be written at all is answered with -32603 in its place, so the request is never left
+    unanswered and the server goes on. None for a notification that cannot be written."""
+    try:
+        message = reply.model_dump(mode="json", by_alias=True, exclude_unset=True)
+        if isinstance(reply, types.JSONRPCError) and reply.error.code == 0:
+            message["error"]["code"] = wire.INTERNAL_ERROR
+        return wire.encode_line(message)
+    except Exception as error:  # a bug: this request gets an error, the others go on
+        log.warning(f"a message to the client could not be written ({error!r})")
+        if not isinstance(reply, types.JSONRPCResponse | types.JSONRPCError):
+            return None
+        failed = wire.Answer(
+            wire.usable_id(reply.id),
+            wire.INTERNAL_ERROR,
+            f"the server could not write its answer ({type(error).__name__}); "
+            "try the request again, and report it if it keeps failing",
+        )
+        return wire.encode_line(failed.response())
 
 
 def _write_all(fd: int, data: bytes) -> None:

@@ -45,7 +45,7 @@ from assist.mcp.logs import log
 from assist.mcp.server.held_meeting import HeldMeeting
 from assist.mcp.server.playing import play
 from assist.mcp.server.tools import refusal, result
-from assist.mcp.speech.supervisor import Voice, VoiceFailure
+from assist.mcp.speech.supervisor import QUIT_WITHIN_S, Voice, VoiceFailure
 from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.heartbeat import BEAT_S, Beat, Heartbeat
 from assist.mcp.store.lock import LockBusy, SpeakingLock
@@ -60,9 +60,11 @@ LOCK_WAIT_S = 5.0
 """`speak` and the notice wait this long for another voice to finish (4.1)."""
 NOTICE_EMOTION = "warm"
 """The consent notice is said warmly (3.4 step 5.7)."""
-LINE_STOP_S = 3.0
-"""On leaving, how long a line cut off by `stop` may take to come back before the helper is
-stopped anyway (the helper answers a stop at once; this only bounds a stuck one)."""
+LINE_STOP_S = 0.5
+"""On leaving, how long a line cut off by `stop` may take to come back. The helper answers a
+stop at once, from its reader thread; one whose line is not back by then hangs (stopped, or
+stuck in an engine) and is killed rather than asked to quit, so `stop_watching` and shutdown
+run at once (4.4) instead of waiting out the helper's 3 s to quit."""
 LOOKS_PER_POLL = 10
 """Between polls a wait looks at the size of `raw.jsonl` this many times per poll interval and
 polls at once when it grew, so a line that names the assistant comes back in tens of
@@ -529,10 +531,13 @@ class Watcher:
                 await self._append(meeting, event)
                 if meeting.voice is not None:
                     meeting.voice.stop_line()
+                    answered = True
                     if meeting.line_done is not None:
                         with anyio.move_on_after(LINE_STOP_S):
                             await meeting.line_done.wait()
-                    await anyio.to_thread.run_sync(meeting.voice.close)
+                        answered = meeting.line_done.is_set()
+                    quit_within = QUIT_WITHIN_S if answered else 0.0
+                    await anyio.to_thread.run_sync(meeting.voice.close, quit_within)
                     meeting.voice = None
                 if meeting.beat is not None:
                     await anyio.to_thread.run_sync(meeting.beat.stop)

@@ -8,6 +8,10 @@ malformed notification, which is never answered), answered at once with a JSON-R
 or forwarded to the SDK, sometimes with its params made lenient where behaviour asks for
 leniency (a non-string `focus`, a sparse `initialize`).
 
+Every line is read with `assist.core.json_text.parse`, so a lone surrogate anywhere in it
+(an argument, a request id) is U+FFFD from here on, and nesting too deep is a parse error;
+every answer is written with `encode_line`, which does the same for whatever reaches it.
+
 Pure: takes the bytes of one line and the tool names, returns a decision.
 """
 
@@ -18,12 +22,14 @@ from collections.abc import Sequence
 from typing import Any
 
 import attrs
+from assist.core import json_text
 from assist.core.prompt import PROMPT_NAME
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
+INTERNAL_ERROR = -32603
 
 METHODS = ("initialize", "ping", "tools/list", "tools/call", "prompts/list", "prompts/get")
 """Every method answered; anything else is -32601 naming the method."""
@@ -76,8 +82,8 @@ def screen(raw: bytes, tools: Sequence[str]) -> Screened:
     if not text.strip():
         return Skip("blank line")
     try:
-        message = json.loads(text)
-    except (ValueError, RecursionError) as error:
+        message = json_text.parse(text)
+    except json_text.Unreadable as error:
         return Answer(
             None, PARSE_ERROR, f"the line is not JSON ({error}); send one JSON-RPC object per line"
         )
@@ -117,6 +123,12 @@ def screen(raw: bytes, tools: Sequence[str]) -> Screened:
     if checked is not None:
         forwarded["params"] = checked
     return Forward(forwarded, request_id)
+
+
+def encode_line(message: dict[str, Any]) -> bytes:
+    """One JSON-RPC message as the line written to stdout: compact, UTF-8, each lone
+    surrogate as U+FFFD, so no string from any source can fail to be written (3.1)."""
+    return (json_text.dumps(message) + "\n").encode("utf-8")
 
 
 def _refuse(has_id: bool, request_id: str | int | None, code: int, text: str) -> Screened:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from importlib import metadata
 from typing import Any
 
@@ -91,6 +91,19 @@ def choose_here(
 def describe_engines(registry: Registry[EngineSpec], options: VoiceOptions) -> list[str]:
     """One line per registered engine with its package version and whether it can load here,
     then one line per broken plugin (`assist engines`, `assist-voice --list`)."""
+    nothing = f"no voice engines are installed; install one, for example {LAST_RESORT_PACKAGE}"
+    return describe_plugins(registry, lambda spec: ready_offline(spec, options), nothing)
+
+
+def describe_plugins(
+    registry: Registry[Any],
+    ready: Callable[[Any], bool],
+    nothing: str,
+    detail: Callable[[Any], str] = lambda spec: "",
+) -> list[str]:
+    """One line per registered spec of any plugin group (name, package version, whether it
+    can load here, `ready` telling whether without a download, then `detail`), then one per
+    broken plugin; `nothing` when there are neither."""
     lines = []
     reasons = registry.reasons()
     for name, spec in sorted(registry.specs.items()):
@@ -101,14 +114,10 @@ def describe_engines(registry: Registry[EngineSpec], options: VoiceOptions) -> l
         reason = reasons[name]
         if reason is not None:
             state = f"cannot load here: {reason}"
-        elif ready_offline(spec, options):
+        elif ready(spec):
             state = "can load here"
         else:
             state = "can load here after a first download"
-        lines.append(f"{name:12} {spec.package} {version}: {state}")
+        lines.append(f"{name:12} {spec.package} {version}: {state}{detail(spec)}")
     lines.extend(f"{plugin.name:12} broken plugin: {plugin.error}" for plugin in registry.broken)
-    if not lines:
-        lines.append(
-            f"no voice engines are installed; install one, for example {LAST_RESORT_PACKAGE}"
-        )
-    return lines
+    return lines or [nothing]

@@ -41,6 +41,7 @@ from assist.mcp.speech.helper_command import (
     why_not_here,
 )
 from assist.mcp.speech.helper_process import (
+    QUIT_WITHIN_S,
     READY_WITHIN_S,
     SAY_WITHIN_S,
     HelperError,
@@ -51,6 +52,7 @@ from assist.mcp.speech.helper_process import (
 
 __all__ = [
     "MAX_FAILURES",
+    "QUIT_WITHIN_S",
     "READY_WITHIN_VARIABLE",
     "SayResult",
     "Voice",
@@ -215,14 +217,15 @@ class Voice:
                 self._helper.stop_line()
             return True
 
-    def close(self) -> None:
-        """Cut off any line, ask the helper to quit, kill it after 3 s. No line is said after."""
+    def close(self, quit_within: float = QUIT_WITHIN_S) -> None:
+        """Cut off any line, ask the helper to quit, kill it after `quit_within` seconds (at
+        once with 0, for a helper that hangs). No line is said after."""
         self.stop_line()
         with self._lock:
             self._closed = True
             helper, self._helper = self._helper, None
         if helper is not None:
-            helper.stop()
+            helper.stop(quit_within)
 
     def __enter__(self) -> Voice:
         return self

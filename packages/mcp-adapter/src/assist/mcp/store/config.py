@@ -16,7 +16,6 @@ rewriting it would lose whatever the user had in it).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import stat
 import sys
@@ -27,6 +26,7 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from assist.core import json_text
 from assist.core.settings import (
     SettingError,
     Settings,
@@ -88,8 +88,8 @@ class ConfigFile:
             return self._settings
         self._seen, self._problem = identity, None
         try:
-            document = json.loads(content.decode("utf-8"))
-        except ValueError as error:
+            document = json_text.parse_bytes(content)
+        except json_text.Unreadable as error:
             log.warning(
                 f"the config file {self.path} is not valid JSON ({error}), so every setting "
                 "takes its default (the assistant is off); fix or remove the file"
@@ -112,8 +112,8 @@ class ConfigFile:
                 f"cannot read the config file {self.path} ({error}); check its permissions"
             ) from error
         try:
-            document = json.loads(content.decode("utf-8"))
-        except ValueError as error:
+            document = json_text.parse_bytes(content)
+        except json_text.Unreadable as error:
             document = error
         if not isinstance(document, dict):
             raise SettingError(

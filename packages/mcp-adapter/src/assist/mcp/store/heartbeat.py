@@ -13,7 +13,6 @@ one ended 180 s ago or more, the file is removed instead of written. The watch i
 
 from __future__ import annotations
 
-import json
 import os
 import threading
 import time
@@ -21,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import attrs
+from assist.core import json_text
 from assist.mcp.logs import log
 from assist.mcp.store.pids import fits_pid, is_alive
 
@@ -59,8 +59,8 @@ def read_heartbeat(folder: Path, now: float) -> HeartbeatView | None:
     `now - updated_at <= 10`; the state defaults to `listening`.
     """
     try:
-        beat = json.loads((folder / HEARTBEAT_NAME).read_bytes())
-    except (OSError, ValueError):
+        beat = json_text.parse_bytes((folder / HEARTBEAT_NAME).read_bytes())
+    except (OSError, json_text.Unreadable):
         return None
     if not isinstance(beat, dict):
         return None
@@ -93,7 +93,7 @@ class Heartbeat:
         """Atomically replace the file with our claim; False (noted on stderr) when it failed."""
         updated = int(time.time() if now is None else now)
         content = {"pid": self.pid, "session": session, "state": state, "updated_at": updated}
-        data = json.dumps(content, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
+        data = json_text.dumps(content).encode("utf-8")
         with self._writing:
             try:
                 self.folder.mkdir(parents=True, exist_ok=True)
@@ -109,8 +109,11 @@ class Heartbeat:
         """Delete the file only if its pid is ours; True when it was removed."""
         with self._writing:
             try:
-                beat = json.loads(self.path.read_bytes())
-            except (OSError, ValueError):
+                beat = json_text.parse_bytes(self.path.read_bytes())
+            except OSError:
+                return False
+            except json_text.Unreadable as error:
+                log.warning(f"left the heartbeat {self.path} alone: it cannot be read ({error})")
                 return False
             if not isinstance(beat, dict) or beat.get("pid") != self.pid:
                 return False

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import errno
 import itertools
-import json
 import os
 import re
 import time
@@ -24,6 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
+from assist.core import json_text
 from assist.mcp.logs import log
 from assist.mcp.store.pids import fits_pid, is_alive
 
@@ -69,7 +69,7 @@ class SpeakingLock:
 
     def acquire(self, who: str = "assistant", wait: float = DEFAULT_WAIT_S) -> None:
         """Take the lock, polling every 50 ms for up to `wait` seconds; LockBusy past that."""
-        content = json.dumps({"pid": self.pid, "who": who}, separators=(",", ":")).encode()
+        content = json_text.dumps({"pid": self.pid, "who": who}).encode("utf-8")
         deadline = time.monotonic() + wait
         while True:
             self._sweep()
@@ -183,10 +183,13 @@ class SpeakingLock:
 
 
 def _parse(content: bytes) -> tuple[str, int] | None:
-    """(who, pid) from a lock's content, None when it is empty or not such an object."""
+    """(who, pid) from a lock's content, None when it is empty or not such an object.
+
+    Not noted on stderr: a lock that does not parse is usually one being written, and the
+    acquire loop reads it every 50 ms."""
     try:
-        holder = json.loads(content)
-    except ValueError:
+        holder = json_text.parse_bytes(content)
+    except json_text.Unreadable:
         return None
     if not isinstance(holder, dict):
         return None

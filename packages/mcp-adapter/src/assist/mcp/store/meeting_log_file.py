@@ -3,6 +3,8 @@
 Each event is encoded by `assist.core.meeting_log.encode_event` (compact JSON plus "\\n") and
 written with one `os.write` to a descriptor opened with O_APPEND, so lines from several
 processes never interleave and a crash leaves at most a torn last line, which readers ignore.
+An append after such a torn line (a writer killed mid-line) starts with a newline, in the same
+write, so our event is a line of its own instead of being glued to the torn one and lost (ours).
 A failed append is reported on stderr and never raised: the speech goes on and the local gate
 still counts. The file is never followed through a symlink, like every file in a session.
 """
@@ -32,10 +34,12 @@ class MeetingLogFile:
     def append(self, event: dict[str, Any]) -> bool:
         """Append one event with a single write; False (and a note on stderr) when it failed."""
         data = encode_event(event).encode("utf-8")
-        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | NO_FOLLOW | getattr(os, "O_BINARY", 0)
+        flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | NO_FOLLOW | getattr(os, "O_BINARY", 0)
         try:
             descriptor = os.open(self.path, flags, FILE_MODE)
             try:
+                if _ends_torn(descriptor):
+                    data = b"\n" + data
                 written = os.write(descriptor, data)
             finally:
                 os.close(descriptor)
@@ -58,3 +62,12 @@ class MeetingLogFile:
             log.warning(f"could not read {self.path} ({error}); counting no earlier utterances")
             return ""
         return "" if content is None else content.decode("utf-8", errors="replace")
+
+
+def _ends_torn(descriptor: int) -> bool:
+    """Whether the file's last byte is not a newline (a line left unfinished). Another writer
+    finishing its line meanwhile costs only a blank line, which readers skip."""
+    if os.fstat(descriptor).st_size == 0:
+        return False
+    os.lseek(descriptor, -1, os.SEEK_END)  # O_APPEND still writes at the end
+    return os.read(descriptor, 1) != b"\n"

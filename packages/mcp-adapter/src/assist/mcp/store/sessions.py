@@ -12,14 +12,15 @@ the `error` field of a listing row is then that whole trimmed line, which carrie
 
 from __future__ import annotations
 
-import json
 import os
 import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from assist.core import json_text
 from assist.core.lines import line_view
+from assist.mcp.logs import log
 from assist.mcp.store.pids import is_alive
 from assist.mcp.store.session_files import (
     AUDIO_FOLDER,
@@ -231,11 +232,17 @@ def _is_number(value: object) -> bool:
 
 
 def _session_json(folder: Path) -> dict[str, Any]:
-    """`session.json` as an object; {} when absent, a symlink or unreadable (defaults apply)."""
+    """`session.json` as an object; {} when absent, a symlink or unreadable (defaults apply).
+    A file that does not parse is skipped with its error on stderr (3.1)."""
     try:
         content = read_session_file(folder, SESSION_FILE)
-        meta = json.loads(content) if content is not None else {}
-    except (SessionRefusal, OSError, ValueError):
+        meta = json_text.parse_bytes(content) if content is not None else {}
+    except (SessionRefusal, OSError):
+        return {}
+    except json_text.Unreadable as error:
+        log.warning(
+            f"{folder / SESSION_FILE} cannot be read ({error}); listing the session without it"
+        )
         return {}
     return meta if isinstance(meta, dict) else {}
 

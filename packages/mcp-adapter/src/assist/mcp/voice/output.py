@@ -24,7 +24,7 @@ PROGRAM = "assist-voice"
 
 
 log = attach(HELPER, f"{PROGRAM}: ")
-"""The helper's logger (`assist.logs`): its diagnostics on stderr, prefixed with its name."""
+"""The helper's logger (`assist.mcp.logs`): its diagnostics on stderr, prefixed with its name."""
 
 
 class ProtocolOutput:

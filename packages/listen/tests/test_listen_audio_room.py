@@ -1,0 +1,55 @@
+"""`assist listen` capturing from a real audio server: the meeting is played into the
+PulseAudio room (.ci/audio-room) with paplay, and the listener records the default input,
+through PortAudio and ALSA's pulse plugin, as it would a microphone, and recognises it with
+the default recogniser (whisper tiny.en)."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from assist.core.testing import word_error_rate
+
+sys.path.insert(0, str(Path(__file__).parent))
+from listen_harness import Listener, eventually, listen_env, raw_lines
+
+MOST_WORD_ERRORS = 0.10
+
+
+def test_the_meeting_played_into_the_room_is_heard_from_the_default_input(
+    tmp_path: Path, audio_room: dict[str, str], meeting, meeting_wav: Path
+) -> None:
+    env = listen_env(tmp_path, **audio_room)
+    listener = Listener(tmp_path / "s", env, "--quiet")
+    native = listener.folder / "audio" / "room.native.wav"
+    eventually(lambda: native.exists() and native.stat().st_size > 44)
+    played = subprocess.run(
+        ["paplay", "--device=room", str(meeting_wav)],
+        env={**env, **audio_room},
+        capture_output=True,
+        timeout=60,
+    )
+    assert played.returncode == 0, played.stderr
+    eventually(lambda: len(raw_lines(listener.folder)) >= len(meeting.lines), timeout=15)
+    time.sleep(0.5)
+    listener.process.send_signal(signal.SIGINT)
+    code, _, err = listener.wait(timeout=60)
+    assert code == 0, err
+    lines = raw_lines(listener.folder)
+    assert len(lines) == len(meeting.lines), lines
+    starts = [line["start_ms"] / 1000 for line in lines]
+    offset = starts[0] - meeting.lines[0].start_s
+    for line, spoken in zip(lines, meeting.lines, strict=True):
+        assert line["track"] == "room"
+        heard = (line["start_ms"] / 1000 - offset, line["end_ms"] / 1000 - offset)
+        assert heard[0] <= spoken.start_s + 0.05 and spoken.end_s <= heard[1] + 0.3, (line, spoken)
+    heard = " ".join(line["text"] for line in lines)
+    assert word_error_rate(meeting.text, heard) <= MOST_WORD_ERRORS, heard
+    meta = json.loads((listener.folder / "session.json").read_text())
+    assert meta["warnings"] == []
+    assert meta["mic_hz"] > 0
+    assert not native.exists()

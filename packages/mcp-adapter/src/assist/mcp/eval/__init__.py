@@ -1,0 +1,1 @@
+"""`assist eval`: labelled meetings replayed through `assist mcp` with an agent, and scored."""

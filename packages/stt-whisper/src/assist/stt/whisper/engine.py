@@ -1,0 +1,68 @@
+"""Whisper through faster-whisper on CTranslate2: one turn in, its text and confidence out.
+
+Settings measured for a listener on a 2-core machine (issue 11): int8 weights, 2 CPU threads
+(`RecogniserOptions.threads` overrides), greedy decoding (beam 1), no timestamps, English,
+and no conditioning on earlier text, since each turn is recognised on its own. faster-whisper's
+own VAD filter stays off: the listener's segmenter has already cut the turn.
+
+The confidence is the mean token probability, exp of the segments' average log
+probability weighted by their token counts, clamped to 0..1.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from assist.core.recognisers import Recognised
+
+NAME = "whisper"
+THREADS = 2
+"""One per core here; more threads than cores only adds switching."""
+DECODING: dict[str, Any] = {
+    "language": "en",
+    "beam_size": 1,
+    "without_timestamps": True,
+    "condition_on_previous_text": False,
+    "vad_filter": False,
+}
+
+
+class WhisperRecogniser:
+    """A loaded Whisper model; see the module docstring."""
+
+    name = NAME
+
+    def __init__(self, folder: Path, model: str, threads: int | None = None) -> None:
+        from faster_whisper import WhisperModel
+
+        self.model = model
+        self._model: Any = WhisperModel(
+            str(folder), device="cpu", compute_type="int8", cpu_threads=threads or THREADS
+        )
+
+    def transcribe(self, samples: Any) -> Recognised:
+        """What was said in one turn of float32 mono 16 kHz samples ("" for nothing)."""
+        import numpy as np
+
+        audio = np.asarray(samples, dtype=np.float32)
+        if audio.ndim != 1:
+            raise ValueError(f"expected mono samples (1-D), got an array of shape {audio.shape}")
+        if not np.isfinite(audio).all():
+            raise ValueError("the samples hold NaN or infinite values; pass the turn's audio")
+        if self._model is None:
+            raise RuntimeError("this recogniser was closed; build a new one")
+        if audio.size == 0:
+            return Recognised("", 0.0)
+        segments, _ = self._model.transcribe(audio, **DECODING)
+        kept = [segment for segment in segments if segment.text.strip()]
+        text = " ".join(segment.text.strip() for segment in kept)
+        if not text:
+            return Recognised("", 0.0)
+        tokens = [max(len(segment.tokens), 1) for segment in kept]
+        mean = sum(s.avg_logprob * n for s, n in zip(kept, tokens, strict=True)) / sum(tokens)
+        return Recognised(text, min(max(math.exp(mean), 0.0), 1.0))
+
+    def close(self) -> None:
+        self._model = None
