@@ -46,7 +46,7 @@ def inspect(place: Place, *arguments: str) -> Any:
     return json.loads(done.stdout)
 
 
-def test_the_inspector_lists_the_seven_tools_in_order(tmp_path: Path) -> None:
+def test_the_inspector_lists_the_eight_tools_in_order(tmp_path: Path) -> None:
     place = Place(tmp_path)
     place.configure()
     listed = inspect(place, "--method", "tools/list")

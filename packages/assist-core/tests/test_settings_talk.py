@@ -7,6 +7,7 @@ import json
 import pytest
 from assist.core.answers import NO_WORDS, YES_WORDS
 from assist.core.settings import (
+    END_SILENCE_RANGE_MS,
     KEYS,
     U32_MAX,
     ConfirmSettings,
@@ -43,7 +44,8 @@ def test_the_defaults_are_fillers_on_600_s_90_s_1000_ms_and_the_english_words() 
 
 
 def test_every_key_is_known_to_assist_config_after_the_meeting_keys() -> None:
-    assert KEYS[-len(TALK_KEYS) :] == TALK_KEYS
+    after = KEYS.index("sessions_dir") + 1
+    assert KEYS[after : after + len(TALK_KEYS)] == TALK_KEYS
 
 
 def test_a_full_section_is_read() -> None:
@@ -66,6 +68,8 @@ def test_a_full_section_is_read() -> None:
         ("conversation", "idle_s", -5),
         ("conversation", "idle_s", 90.0),
         ("conversation", "end_silence_ms", True),
+        ("conversation", "end_silence_ms", 50),
+        ("conversation", "end_silence_ms", 20_000),
         ("conversation", "max_s", 2**32),
         ("confirm", "yes_words", "yes"),
         ("confirm", "yes_words", []),
@@ -126,6 +130,12 @@ def test_a_duration_that_is_not_a_whole_number_of_at_least_1_is_refused(
     assert original == {"conversation": {"max_s": 600}}
 
 
+@pytest.mark.parametrize("text", ["99", "10001", "1.5", "soon"])
+def test_the_end_of_turn_silence_is_refused_outside_the_listeners_bounds(text: str) -> None:
+    with pytest.raises(SettingError, match=r"conversation\.end_silence_ms.* 100 to 10000"):
+        set_key({}, "conversation.end_silence_ms", text, ambient_file=False)
+
+
 def test_durations_store_whole_numbers() -> None:
     doc = set_key({}, "conversation.end_silence_ms", " 800 ", ambient_file=False)
     assert doc == {"conversation": {"end_silence_ms": 800}}
@@ -167,7 +177,7 @@ talk_settings = st.builds(
         fillers=st.booleans(),
         max_s=st.integers(1, U32_MAX),
         idle_s=st.integers(1, U32_MAX),
-        end_silence_ms=st.integers(1, U32_MAX),
+        end_silence_ms=st.integers(*END_SILENCE_RANGE_MS),
     ),
     confirm=st.builds(
         ConfirmSettings,

@@ -193,7 +193,7 @@ def without_descriptions(schema: Any) -> Any:
     return schema
 
 
-def test_tools_list_gives_the_seven_tools_in_order_with_their_exact_schemas(
+def test_tools_list_gives_the_eight_tools_in_order_with_their_exact_schemas(
     raw: RawServer,
 ) -> None:
     listed = raw.request("tools/list")["result"]["tools"]
@@ -227,6 +227,14 @@ def test_tools_list_gives_the_seven_tools_in_order_with_their_exact_schemas(
                 },
             },
             "required": ["text"],
+        },
+        "confirm": {
+            "type": "object",
+            "properties": {
+                "question": {"type": "string"},
+                "timeout_s": {"type": "integer", "minimum": 5, "maximum": 120},
+            },
+            "required": ["question"],
         },
         "stop_watching": empty,
     }

@@ -405,6 +405,18 @@ def test_a_cursor_past_the_end_gives_no_lines_and_next_is_the_length(tmp_path: P
     assert TranscriptReader(path).read(50) == ([], 2)
 
 
+def test_numbered_reading_gives_each_line_its_number_in_the_file_past_blank_and_bad_ones(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "raw.jsonl"
+    path.write_bytes(raw("one") + b"\n" + b"not json\n" + raw("four") + raw("five"))
+    reader = TranscriptReader(path)
+    numbered, next_line = reader.read_numbered(1)
+    assert [(n, line.text) for n, line in numbered] == [(3, "four"), (4, "five")]
+    assert next_line == 5
+    assert reader.read(1) == ([line for _, line in numbered], 5)
+
+
 def test_a_missing_file_gives_no_lines_and_next_0(tmp_path: Path) -> None:
     assert TranscriptReader(tmp_path / "raw.jsonl").read(0) == ([], 0)
 

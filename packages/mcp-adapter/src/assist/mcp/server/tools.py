@@ -1,9 +1,10 @@
-"""What `assist mcp` offers an agent: the seven tools, the `watch` prompt, the result shape.
+"""What `assist mcp` offers an agent: the eight tools, the `watch` prompt, the result shape.
 
 The input schemas are written out here, not generated from function signatures, so they are
-exactly those of behaviour 3.3-3.7 (the watching tools read their arguments leniently, which a
-generated schema plus validation would not allow). Descriptions come from
-`assist.core.refusals` and `assist.core.prompt`, where every agent-facing text lives.
+exactly those of behaviour 3.3-3.7 and 14.1 (the watching tools read their arguments
+leniently, which a generated schema plus validation would not allow). Descriptions come from
+`assist.core.descriptions`, `refusals`, `hints` and `prompt`, where every agent-facing text
+lives.
 
 Results (3.2): always one text block and `isError`. A JSON value is written compactly with
 non-ASCII kept; a refusal is plain text. `structuredContent` is not sent: clients that show the
@@ -16,19 +17,20 @@ import json
 from typing import Any
 
 import mcp_types as types
-from assist.core import prompt, refusals
+from assist.core import descriptions, prompt
 from assist.core.tones import TONES
 
 SESSION_TOOLS = ("sessions", "transcript", "status")
-WATCHING_TOOLS = ("watch_meeting", "wait_for_transcript", "speak", "stop_watching")
+WATCHING_TOOLS = ("watch_meeting", "wait_for_transcript", "speak", "confirm", "stop_watching")
 TOOL_NAMES = SESSION_TOOLS + WATCHING_TOOLS
-"""The exact order of tools/list."""
+"""The exact order of tools/list (3.3; `start_conversation` comes after `watch_meeting` once
+it is built)."""
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 def _property(tool: str, name: str, **schema: Any) -> dict[str, Any]:
-    return {**schema, "description": refusals.PROPERTY_DESCRIPTIONS[tool][name]}
+    return {**schema, "description": descriptions.PROPERTY_DESCRIPTIONS[tool][name]}
 
 
 SCHEMAS: dict[str, dict[str, Any]] = {
@@ -63,6 +65,14 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         },
         "required": ["text"],
     },
+    "confirm": {
+        "type": "object",
+        "properties": {
+            "question": _property("confirm", "question", type="string"),
+            "timeout_s": _property("confirm", "timeout_s", type="integer", minimum=5, maximum=120),
+        },
+        "required": ["question"],
+    },
     "stop_watching": EMPTY_SCHEMA,
 }
 
@@ -71,11 +81,11 @@ READ_ONLY = types.ToolAnnotations(read_only_hint=True)
 
 
 def tool_list() -> list[types.Tool]:
-    """The seven tools, in order, with our schemas and descriptions."""
+    """The eight tools, in order, with our schemas and descriptions."""
     return [
         types.Tool(
             name=name,
-            description=refusals.TOOL_DESCRIPTIONS[name],
+            description=descriptions.TOOL_DESCRIPTIONS[name],
             input_schema=SCHEMAS[name],
             annotations=READ_ONLY if name in SESSION_TOOLS else None,
         )

@@ -24,7 +24,7 @@ from __future__ import annotations
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
@@ -33,15 +33,17 @@ from typing import Any
 import anyio
 import attrs
 import mcp_types as types
-from assist.core import consent, meeting_log, refusals
+from assist.core import consent, meeting_log, refusals, results
 from assist.core.batcher import DEFAULT_PACING, Batch, Batcher, Pacing, wait_timeout
 from assist.core.consent import LeaveReason, WatchState
 from assist.core.echo import Said, recent
+from assist.core.files import LOCK_WAIT_S, RAW_FILE
 from assist.core.gate import Gate
 from assist.core.lines import RawLine, render
 from assist.core.settings import Settings, VoiceSettings
 from assist.core.speech import Refusal, SpeechOk, check_speech
 from assist.mcp.logs import log
+from assist.mcp.server import confirm
 from assist.mcp.server.held_meeting import HeldMeeting
 from assist.mcp.server.playing import play
 from assist.mcp.server.tools import refusal, result
@@ -50,14 +52,12 @@ from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.heartbeat import BEAT_S, Beat, Heartbeat
 from assist.mcp.store.lock import LockBusy, SpeakingLock
 from assist.mcp.store.meeting_log_file import MeetingLogFile
-from assist.mcp.store.session_files import RAW_FILE, SessionRefusal
+from assist.mcp.store.session_files import SessionRefusal
 from assist.mcp.store.sessions import SessionStore
 from assist.mcp.store.transcript import TranscriptReader
 
 RECENT_LINES = 40
 """Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""
-LOCK_WAIT_S = 5.0
-"""`speak` and the notice wait this long for another voice to finish (4.1)."""
 NOTICE_EMOTION = "warm"
 """The consent notice is said warmly (3.4 step 5.7)."""
 LINE_STOP_S = 0.5
@@ -71,6 +71,7 @@ polls at once when it grew, so a line that names the assistant comes back in ten
 milliseconds instead of up to half a second later. A poll is still a whole poll (4.2)."""
 
 VoiceFactory = Callable[[VoiceSettings], Voice]
+LineEnded = Callable[["HeldMeeting"], Awaitable[None]]
 
 
 @attrs.frozen
@@ -179,13 +180,17 @@ class Watcher:
                 answer = await self._speak(checked)
         return answer
 
+    async def confirm(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`)."""
+        return await confirm.confirm(self, arguments)
+
     async def stop_watching(self, _arguments: dict[str, Any]) -> types.CallToolResult:
         """3.7: end the watch at once; always a success."""
         meeting = self._meeting
         if meeting is None:
-            return result({"stopped_watching": None, "note": refusals.nothing_to_stop()})
+            return result(results.stopped(None, None))
         await self._leave(LeaveReason.AGENT_STOPPED)  # shielded: a cancel cannot cut it short
-        return result({"stopped_watching": meeting.id, "spoken": meeting.gate.spoken})
+        return result(results.stopped(meeting.id, meeting.gate))
 
     async def shutdown(self) -> None:
         """EOF or a signal: no new watch, and the held one is left (reason: shutting down)."""
@@ -236,19 +241,11 @@ class Watcher:
         await self._record_call(meeting)
         await self._catch_up(meeting, settings)
         kept = [line for line in lines if line.text.strip()]
+        recent_lines = [render(line) for line in kept[-RECENT_LINES:]]
         return result(
-            {
-                "watching": meeting.id,
-                "you_are": settings.assistant.name,
-                "notice_spoken": meeting.notice,
-                "recent": [render(line) for line in kept[-RECENT_LINES:]],
-                "limits": {
-                    "cooldown_s": settings.assistant.cooldown_s,
-                    "max_per_meeting": settings.assistant.max_per_meeting,
-                    "spoken": meeting.gate.spoken,
-                },
-                "next": refusals.next_after_watch(),
-            }
+            results.watching(
+                meeting.id, settings.assistant, meeting.notice, recent_lines, meeting.gate
+            )
         )
 
     async def _join(
@@ -376,31 +373,21 @@ class Watcher:
     ) -> types.CallToolResult:
         await self._catch_up(meeting, settings)
         hold = meeting.gate.may_speak(self._clock())
-        answer: dict[str, Any] = {
-            "status": "live",
-            "lines": list(batch.lines),
-            "may_speak": "yes" if hold is None else f"not now: {hold.text}",
-            "spoken": meeting.gate.spoken,
-        }
-        if batch.left_out_as_your_own_voice > 0:
-            answer["left_out_as_your_own_voice"] = batch.left_out_as_your_own_voice
-        if batch.named_you:
-            answer["named_you"] = True
-        return result(answer)
+        return result(results.live(batch, hold, meeting.gate))
 
     def _after_leaving(self, meeting: HeldMeeting, batch: Batch) -> types.CallToolResult:
         """A wait whose watch ended: off or ended with its lines, else the not-watching refusal."""
         if meeting.left_reason is LeaveReason.SWITCHED_OFF:
-            hint = refusals.next_after_off()
-            return result({"status": "off", "lines": list(batch.lines), "next": hint})
+            return result(results.switched_off(batch))
         if meeting.left_reason is LeaveReason.RECORDING_ENDED:
-            hint = refusals.next_after_ended()
-            return result({"status": "ended", "lines": list(batch.lines), "next": hint})
+            return result(results.recording_ended(batch))
         return refusal(refusals.not_watching())
 
     # speak
 
-    async def _speak(self, line: SpeechOk) -> types.CallToolResult:
+    async def _speak(
+        self, line: SpeechOk, on_ended: LineEnded | None = None
+    ) -> types.CallToolResult:
         settings = await anyio.to_thread.run_sync(self.load_settings)
         if not settings.assistant.enabled:
             await self._leave(LeaveReason.SWITCHED_OFF)
@@ -435,16 +422,22 @@ class Watcher:
                     return refusal(refusals.held(hold.text))
                 if self._watched() is not meeting:  # stopped while this call queued
                     return refusal(refusals.not_watching())
-                return await self._say_line(meeting, line, settings)
+                return await self._say_line(meeting, line, on_ended)
             finally:
                 await anyio.to_thread.run_sync(self._floor.release)
         finally:
             self._speaking.release()
 
     async def _say_line(
-        self, meeting: HeldMeeting, line: SpeechOk, settings: Settings
+        self,
+        meeting: HeldMeeting,
+        line: SpeechOk,
+        on_ended: LineEnded | None = None,
     ) -> types.CallToolResult:
         """3.6 steps 9-11: log, count, speak (cut off if switched off), log the outcome.
+
+        `on_ended` runs as soon as the voice is done, before anything is logged (`confirm`
+        marks there where the answer may begin).
 
         Called with the meeting watched. Until its first await it only changes memory, so a
         `stop_watching` arriving later finds the line counted (its `left` says so) and waits
@@ -470,6 +463,8 @@ class Watcher:
             poll_s=self._pacing.poll_s,
             load_settings=self.load_settings,
         )
+        if on_ended is not None:
+            await on_ended(meeting)
         took_ms = round((time.monotonic() - handed_at) * 1000)
         ended = self._clock()
         meeting.gate.ended(ended)
@@ -502,14 +497,9 @@ class Watcher:
             await self._leave(LeaveReason.SWITCHED_OFF)
             return refusal(refusals.off_refusal(self._config.ambient))
         await self._set_state(meeting, "listening")
-        spoken = {
-            "said": line.text,
-            "audio_s": outcome.audio_s,
-            "may_still_speak": max(0, settings.assistant.max_per_meeting - meeting.gate.spoken),
-        }
-        if outcome.cut_off:
-            spoken["cut_off"] = True
-        return result(spoken)
+        return result(
+            results.spoken(line.text, outcome.audio_s, meeting.gate, cut_off=outcome.cut_off)
+        )
 
     # Leaving (3.8) and the bookkeeping every call shares.
 

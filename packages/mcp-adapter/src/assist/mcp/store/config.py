@@ -45,6 +45,13 @@ SESSIONS_DIR_KEY = "sessions_dir"
 """The one key refused while a recording is live: moving the root mid-meeting loses it."""
 
 USAGE = "usage: assist config [KEY VALUE]"
+HELP = f"""{USAGE}
+
+Without arguments, show the config file in use and the effective settings.
+With KEY VALUE, set one key (for example: assist config assistant on).
+
+options:
+  -h, --help  show this help and exit"""
 
 
 class ConfigFile:
@@ -159,6 +166,9 @@ def write_atomically(path: Path, text: str) -> None:
 
 def config_command(argv: list[str]) -> int:
     """`assist config` shows the file in use and the effective settings; `KEY VALUE` sets one."""
+    if argv in (["-h"], ["--help"]):
+        print(HELP)
+        return 0
     location = config_path(os.environ)
     config = ConfigFile.at(location, engine_names(os.environ))
     if not argv:

@@ -1,7 +1,7 @@
 """The files inside a session folder (behaviour 1.2-1.6), read without following symlinks.
 
-A symlinked file inside a session is refused by name (`SymlinkRefusal`) rather than followed;
-the names of the files a recorder writes are here, once.
+A symlinked file inside a session is refused by name (`SymlinkRefusal`) rather than followed.
+The files' names are `assist.core.files`'.
 """
 
 from __future__ import annotations
@@ -15,14 +15,6 @@ from typing import BinaryIO
 GROWING_S = 10.0
 """A file is growing while its mtime is less than this before now. Ambient's capture loop
 writes the native wav every 200 ms, and `assist replay` touches it at least once a second."""
-
-SESSION_FILE = "session.json"
-RAW_FILE = "raw.jsonl"
-TRANSCRIPT_FILE = "transcript.md"
-STATUS_FILE = "status"
-TRANSCRIBING_LOCK = "transcribing.lock"
-AUDIO_FOLDER = "audio"
-ROOM_WAV = "room.native.wav"
 
 NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 """Opening with O_NOFOLLOW makes a symlink fail to open instead of being followed."""

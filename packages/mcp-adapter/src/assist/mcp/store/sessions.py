@@ -19,10 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from assist.core import json_text
-from assist.core.lines import line_view
-from assist.mcp.logs import log
-from assist.mcp.store.pids import is_alive
-from assist.mcp.store.session_files import (
+from assist.core.files import (
     AUDIO_FOLDER,
     RAW_FILE,
     ROOM_WAV,
@@ -30,6 +27,11 @@ from assist.mcp.store.session_files import (
     STATUS_FILE,
     TRANSCRIBING_LOCK,
     TRANSCRIPT_FILE,
+)
+from assist.core.lines import line_view
+from assist.mcp.logs import log
+from assist.mcp.store.pids import is_alive
+from assist.mcp.store.session_files import (
     SessionRefusal,
     is_growing,
     is_real_dir,

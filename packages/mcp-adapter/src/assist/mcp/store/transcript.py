@@ -49,6 +49,12 @@ class TranscriptReader:
         A trailing fragment without its newline is not a line yet. A blank or unreadable
         complete line counts toward `next` but gives no entry. No file: ([], 0).
         """
+        numbered, next_line = self.read_numbered(since)
+        return [line for _, line in numbered], next_line
+
+    def read_numbered(self, since: int) -> tuple[list[tuple[int, RawLine]], int]:
+        """As `read`, with each line's number in the file (from 0), so a reader that takes only
+        some of them (`confirm` stops at its answer) can put its cursor just after the last."""
         since = max(0, since)
         with self._reading:
             file = open_session_file(self.path.parent, self.path.name)
@@ -67,8 +73,8 @@ class TranscriptReader:
             self.bytes_read += len(data)
             return self._take(data, start, first, since), len(self._ends)
 
-    def _take(self, data: bytes, start: int, first: int, since: int) -> list[RawLine]:
-        lines: list[RawLine] = []
+    def _take(self, data: bytes, start: int, first: int, since: int) -> list[tuple[int, RawLine]]:
+        lines: list[tuple[int, RawLine]] = []
         position, number = 0, first
         while (newline := data.find(b"\n", position)) >= 0:
             if number == len(self._ends):
@@ -76,7 +82,7 @@ class TranscriptReader:
             if number >= since:
                 line = self._parse(data[position:newline], number)
                 if line is not None:
-                    lines.append(line)
+                    lines.append((number, line))
             position, number = newline + 1, number + 1
         return lines
 

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from assist.core.engines import VOICES, VoiceOptions
 from assist.mcp.logs import ENGINES, attach
+from assist.mcp.process_exit import exit_at_once
 from assist.mcp.speech import engine_choice
 from assist.mcp.store.paths import voice_cache_root
 from assist.mcp.voice import loading
@@ -125,5 +126,10 @@ def _list_engines(args: argparse.Namespace) -> int:
     return 0
 
 
+def run() -> None:
+    """The `assist-voice` command: `main`, then out at once (`process_exit`)."""
+    exit_at_once(main())
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

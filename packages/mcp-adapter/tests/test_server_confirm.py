@@ -1,0 +1,343 @@
+"""`confirm` through a real `assist mcp` and the official MCP client (behaviour.md 14.1).
+
+The server runs the slow stand-in helper (`server_fakes/slow_voice.py`: each line "plays" for
+0.3 s, the notice for 0.1 s) and the batching clock at a fifth of its pace. A test waits until
+the question's `spoke` event is in the meeting's log (the server marks where the answer may
+begin before it logs that), then writes the user's answer into `raw.jsonl` as a recorder would.
+"""
+
+from __future__ import annotations
+
+import itertools
+import sys
+import time
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+from typing import Any
+
+import anyio
+import mcp_types as types
+import pytest
+from assist.core import hints, refusals
+from mcp.client.session import ClientSession
+
+sys.path.insert(0, str(Path(__file__).parent))
+from mcp_harness import LiveMeeting, Place, connect, eventually, refusal_of, value_of
+
+pytestmark = pytest.mark.anyio
+
+LINE_S = 0.3
+NOTICE_S = 0.1
+QUESTION = "Shall I file a task to check version 1.8?"
+SETTLE_S = 30.0
+"""Generous bound for a step to be seen: both cores may be busy with other agents' tests."""
+_numbers = itertools.count(10)
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
+    place = Place(tmp_path_factory.mktemp("confirm"))
+    place.configure(cooldown_s=0)
+    return place
+
+
+@pytest.fixture(scope="module")
+async def server(place: Place) -> AsyncIterator[ClientSession]:
+    env = {**place.slow_voice(LINE_S, NOTICE_S), "ASSIST_PACING_SCALE": "0.2"}
+    async with connect(place, env=env) as session:
+        yield session
+
+
+@pytest.fixture
+def meeting(place: Place, server: ClientSession) -> Iterator[LiveMeeting]:
+    place.configure(cooldown_s=0)
+    place.lock.unlink(missing_ok=True)
+    live = LiveMeeting(place, f"2026-04-02T{next(_numbers):04d}-confirm")
+    yield live
+    live.end()
+
+
+async def joined(server: ClientSession) -> None:
+    value_of(await server.call_tool("watch_meeting", {}))
+
+
+def question_said(meeting: LiveMeeting, question: str = QUESTION) -> bool:
+    return any(e["event"] == "spoke" and e["text"] == question for e in meeting.events())
+
+
+class Asking:
+    """A confirm call running in the background; `reply` once it has answered."""
+
+    def __init__(self) -> None:
+        self.reply: types.CallToolResult | None = None
+        self.took = 0.0
+
+    async def run(self, server: ClientSession, arguments: dict[str, Any]) -> None:
+        started = time.monotonic()
+        self.reply = await server.call_tool("confirm", arguments)
+        self.took = time.monotonic() - started
+
+
+async def ask_and_answer(
+    server: ClientSession, meeting: LiveMeeting, *answers: str, question: str = QUESTION
+) -> Any:
+    """Call confirm, wait until its question was said, say `answers`; its JSON result."""
+    asking = Asking()
+    async with anyio.create_task_group() as group:
+        group.start_soon(asking.run, server, {"question": question, "timeout_s": 60})
+        await eventually(lambda: question_said(meeting, question), SETTLE_S)
+        for text in answers:
+            meeting.say(text)
+    assert asking.reply is not None
+    return value_of(asking.reply)
+
+
+async def test_a_spoken_yes_answers_yes_and_the_question_is_logged_as_an_utterance(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    await joined(server)
+    try:
+        got = await ask_and_answer(server, meeting, "Yes, go ahead.")
+        assert got == {"answer": "yes", "heard": ["[00:00] someone in the room: Yes, go ahead."]}
+        events = meeting.events()
+        assert [event["event"] for event in events] == ["joined", "speaking", "spoke"]
+        assert events[1]["text"] == QUESTION and events[2]["utterance"] == events[1]["utterance"]
+        status = value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 1}))
+        assert status["spoken"] == 1
+    finally:
+        await server.call_tool("stop_watching", {})
+
+
+async def test_a_line_with_a_no_word_answers_no_even_with_a_yes_in_it(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    await joined(server)
+    try:
+        got = await ask_and_answer(server, meeting, "Yes... no, wait, don't.")
+        assert got["answer"] == "no"
+    finally:
+        await server.call_tool("stop_watching", {})
+
+
+async def test_the_lines_heard_are_consumed_and_the_next_wait_starts_after_the_answer(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    await joined(server)
+    try:
+        got = await ask_and_answer(
+            server, meeting, "Hmm, let me think.", "Okay, do it.", "Claude, and the docs too."
+        )
+        assert got == {
+            "answer": "yes",
+            "heard": [
+                "[00:00] someone in the room: Hmm, let me think.",
+                "[00:02] someone in the room: Okay, do it.",
+            ],
+        }
+        batch = value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 5}))
+        assert batch["lines"] == ["[00:04] someone in the room: Claude, and the docs too."]
+    finally:
+        await server.call_tool("stop_watching", {})
+
+
+async def test_silence_or_unclear_lines_until_the_timeout_give_no_answer(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    await joined(server)
+    try:
+        asking = Asking()
+        async with anyio.create_task_group() as group:
+            group.start_soon(asking.run, server, {"question": QUESTION, "timeout_s": 5})
+            await eventually(lambda: question_said(meeting), SETTLE_S)
+            meeting.say("Hmm, I wonder.")
+        assert asking.reply is not None
+        assert value_of(asking.reply) == {
+            "answer": "no answer",
+            "heard": ["[00:00] someone in the room: Hmm, I wonder."],
+        }
+        assert asking.took >= 5.0
+        batch = value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 1}))
+        assert batch["lines"] == []
+    finally:
+        await server.call_tool("stop_watching", {})
+
+
+async def test_a_timeout_below_5_seconds_is_read_as_5(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    await joined(server)
+    try:
+        asking = Asking()
+        await asking.run(server, {"question": QUESTION, "timeout_s": 1})
+        assert asking.reply is not None
+        assert value_of(asking.reply) == {"answer": "no answer", "heard": []}
+        assert asking.took >= 5.0
+    finally:
+        await server.call_tool("stop_watching", {})
+
+
+async def test_the_echo_of_the_question_itself_is_never_taken_as_the_answer(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    question = "Okay to go ahead and delete the old release branch?"
+    await joined(server)
+    try:
+        asking = Asking()
+        async with anyio.create_task_group() as group:
+            group.start_soon(asking.run, server, {"question": question, "timeout_s": 60})
+            await eventually(lambda: question_said(meeting, question), SETTLE_S)
+            meeting.say("okay to go ahead and delete the old release branch")
+            await anyio.sleep(1.0)  # five polls at this pace: the echo was read and passed over
+            assert asking.reply is None
+            meeting.say("Sure.")
+        assert asking.reply is not None
+        assert value_of(asking.reply) == {
+            "answer": "yes",
+            "heard": ["[00:02] someone in the room: Sure."],
+        }
+    finally:
+        await server.call_tool("stop_watching", {})
+
+
+async def test_a_line_already_there_when_the_question_ended_is_heard_but_does_not_answer(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    await joined(server)
+    try:
+        meeting.say("Okay, and one more thing.")
+        got = await ask_and_answer(server, meeting, "No.")
+        assert got == {
+            "answer": "no",
+            "heard": [
+                "[00:00] someone in the room: Okay, and one more thing.",
+                "[00:02] someone in the room: No.",
+            ],
+        }
+    finally:
+        await server.call_tool("stop_watching", {})
+
+
+async def test_in_a_cooldown_the_gate_turns_the_question_down_and_nothing_is_logged(
+    server: ClientSession, place: Place, meeting: LiveMeeting
+) -> None:
+    place.configure(cooldown_s=60)
+    await joined(server)
+    try:
+        value_of(await server.call_tool("speak", {"text": "Hello there."}))
+        text = refusal_of(await server.call_tool("confirm", {"question": QUESTION}))
+        assert "was not spoken" in text and "seconds to go" in text
+        assert "question was not asked" in text and "do not do" in text
+        assert meeting.event_names() == ["joined", "speaking", "spoke"]
+    finally:
+        await server.call_tool("stop_watching", {})
+
+
+async def test_switching_off_while_it_listens_gives_no_answer_and_the_off_status(
+    server: ClientSession, place: Place, meeting: LiveMeeting
+) -> None:
+    await joined(server)
+    asking = Asking()
+    async with anyio.create_task_group() as group:
+        group.start_soon(asking.run, server, {"question": QUESTION})
+        await eventually(lambda: question_said(meeting), SETTLE_S)
+        meeting.say("Hmm.")
+        place.switch(False)
+    assert asking.reply is not None
+    assert value_of(asking.reply) == {
+        "answer": "no answer",
+        "heard": [],
+        "status": "off",
+        "next": hints.next_after_off(),
+    }
+    assert meeting.event_names()[-1] == "left"
+    assert meeting.events()[-1]["why"] == "the assistant was switched off during the watch"
+
+
+async def test_the_recording_ending_while_it_listens_gives_no_answer_and_the_ended_status(
+    server: ClientSession, place: Place
+) -> None:
+    place.configure(cooldown_s=0)
+    meeting = LiveMeeting(place, "2026-04-02T0001-ends")
+    await joined(server)
+    asking = Asking()
+    async with anyio.create_task_group() as group:
+        group.start_soon(asking.run, server, {"question": QUESTION})
+        await eventually(lambda: question_said(meeting), SETTLE_S)
+        meeting.end()
+    assert asking.reply is not None
+    got = value_of(asking.reply)
+    assert got["answer"] == "no answer" and got["status"] == "ended"
+    assert got["next"] == hints.next_after_ended()
+
+
+async def test_stop_watching_while_it_listens_gives_a_refusal_saying_there_is_no_answer(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    await joined(server)
+    asking = Asking()
+    async with anyio.create_task_group() as group:
+        group.start_soon(asking.run, server, {"question": QUESTION})
+        await eventually(lambda: question_said(meeting), SETTLE_S)
+        value_of(await server.call_tool("stop_watching", {}))
+    assert asking.reply is not None
+    assert refusal_of(asking.reply) == refusals.confirm_watch_stopped()
+
+
+async def test_confirm_and_a_wait_never_listen_at_the_same_time(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    await joined(server)
+    try:
+        waited: dict[str, Any] = {}
+
+        async def wait() -> None:
+            waited.update(value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 2})))
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(wait)
+            await anyio.sleep(0.3)
+            text = refusal_of(await server.call_tool("confirm", {"question": QUESTION}))
+            assert text == refusals.confirm_during_wait()
+        assert waited["status"] == "live"
+        asking = Asking()
+        async with anyio.create_task_group() as group:
+            group.start_soon(asking.run, server, {"question": QUESTION, "timeout_s": 60})
+            await eventually(lambda: question_said(meeting), SETTLE_S)
+            second = refusal_of(await server.call_tool("wait_for_transcript", {"timeout_s": 1}))
+            assert second == refusals.wait_running()
+            meeting.say("Yep.")
+        assert asking.reply is not None and value_of(asking.reply)["answer"] == "yes"
+    finally:
+        await server.call_tool("stop_watching", {})
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        ({"question": "   "}, refusals.blank_question()),
+        ({}, refusals.blank_question()),
+        ({"question": 7}, refusals.question_not_text("number")),
+        ({"question": "x" * 601}, refusals.question_too_long(601, 600)),
+    ],
+)
+async def test_a_question_that_cannot_be_asked_is_refused_before_anything_is_said(
+    server: ClientSession, meeting: LiveMeeting, arguments: dict[str, Any], expected: str
+) -> None:
+    await joined(server)
+    try:
+        assert refusal_of(await server.call_tool("confirm", arguments)) == expected
+        assert meeting.event_names() == ["joined"]
+    finally:
+        await server.call_tool("stop_watching", {})
+
+
+async def test_without_a_watch_confirm_says_to_call_watch_meeting_and_not_to_act(
+    server: ClientSession,
+) -> None:
+    text = refusal_of(await server.call_tool("confirm", {"question": QUESTION}))
+    assert text == refusals.not_asked(refusals.not_watching())
