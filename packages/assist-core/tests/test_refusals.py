@@ -176,6 +176,8 @@ def test_every_text_function_says_something() -> None:
         "argument": "since",
         "given": "a string",
         "kind": "number",
+        "session": "s",
+        "root": "/sessions",
     }
     public = [
         function

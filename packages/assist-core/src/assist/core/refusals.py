@@ -304,6 +304,32 @@ def wrong_argument(tool: str, argument: str, given: str) -> str:
     return f"{tool} was not run: `{argument}` must be {expected}, but it is {given}. {hint}"
 
 
+def session_id_not_text(value: object) -> str:
+    """A session tool was given a session id that is not a string."""
+    return f"{value!r} is not a session id: an id is a string; call sessions for the ids."
+
+
+def session_id_not_a_folder_name(value: str) -> str:
+    """A session id that could name another folder than one session's."""
+    return (
+        f"{value!r} is not a session id: an id is one folder name, not empty, not . or .., "
+        "and without /, \\ or NUL; call sessions to see the ids recorded here."
+    )
+
+
+def session_is_a_symlink(session: str, root: str) -> str:
+    """A session id names a symlink, which is never followed."""
+    return (
+        f"session {session!r} is a symlink in {root}; symlinks are never followed, "
+        "so it is not a session. Call sessions for the real ones."
+    )
+
+
+def no_such_session(session: str, root: str) -> str:
+    """A session id names no session."""
+    return f"there is no session {session!r} in {root}; call sessions to see the ids recorded here."
+
+
 def sessions_unreadable(error: str) -> str:
     """A session tool could not read the sessions folder at all."""
     return (

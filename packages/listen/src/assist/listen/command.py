@@ -225,7 +225,8 @@ def _record(plan: _Plan) -> int:
         )
         for track in tracks:
             track.files.remove_temporary()
-    print(f"ended {folder.name}: {raw.lines} lines", file=sys.stderr, flush=True)
+    if not plan.quiet:
+        view.note(f"ended {folder.name}: {raw.lines} lines")
     return 0
 
 

@@ -29,7 +29,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from assist.core.files import AUDIO_FOLDER, LOG_FILE, RAW_FILE, REPLY_GLOB, ROOM_WAV
 from assist.core.lines import RawLine, encode_raw_line, line_view
+from assist.core.meeting_log import read_events
 from assist.mcp.replay.echo_feeder import ECHO_DELAY_S, Echo, EchoFeeder
 from assist.mcp.replay.meeting_files import Meeting
 from assist.mcp.replay.native_wav import RATE_HZ, GrowingWav
@@ -91,9 +93,9 @@ class Replay:
         """Replay the whole meeting (or until `stop` is set); returns the session folder."""
         started = datetime.now().astimezone()
         folder = create_session(self.root, started, self.meeting.name)
-        (folder / "audio").mkdir()
-        wav = GrowingWav(folder / "audio" / "room.native.wav")
-        self._raw = os.open(folder / "raw.jsonl", os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+        (folder / AUDIO_FOLDER).mkdir()
+        wav = GrowingWav(folder / AUDIO_FOLDER / ROOM_WAV)
+        self._raw = os.open(folder / RAW_FILE, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         feeder = self._feeder(folder)
         self.report({"event": "session", "id": folder.name, "dir": str(folder), "at": time.time()})
         try:
@@ -140,7 +142,7 @@ class Replay:
     def _wait_for_join(self, folder: Path, ticker: _Ticker) -> None:
         """Until an assistant has joined and, when its save folder is known, its notice has
         been said (the notice's WAV is there): the room hears the notice before it talks."""
-        log = folder / "assistant.jsonl"
+        log = folder / LOG_FILE
         before = _reply_wavs(self.audio_dir)
         deadline = time.monotonic() + JOIN_WAIT_S
         while not self.stop.is_set():
@@ -254,7 +256,7 @@ class _Ticker:
 
 def _reply_wavs(folder: Path | None) -> set[str]:
     try:
-        return {path.name for path in folder.glob("reply-*.wav")} if folder else set()
+        return {path.name for path in folder.glob(REPLY_GLOB)} if folder else set()
     except OSError:
         return set()
 
@@ -264,7 +266,7 @@ def _has_joined(log: Path) -> bool:
         text = log.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return False
-    return '"event":"joined"' in text.replace(" ", "")
+    return any(event.name == "joined" for event in read_events(text))
 
 
 def _write_session_json(folder: Path, meeting: Meeting, started: datetime, ended: datetime) -> None:

@@ -27,13 +27,13 @@ from assist.core import refusals
 from assist.core.engines import VOICES, EngineSpec
 from assist.core.files import READY_WITHIN_S, SAY_WITHIN_S
 from assist.core.plugins import Registry
+from assist.core.settings import VoiceChoices
 from assist.core.supervision import MAX_FAILURES, Next, Outcome, VoiceState, step, streak_text
 from assist.core.tones import NEUTRAL
 from assist.mcp.logs import log
 from assist.mcp.speech.engine_choice import load_plugins
 from assist.mcp.speech.helper_command import (
     EnginePlan,
-    VoiceChoices,
     engine_packages,
     helper_arguments,
     helper_program,

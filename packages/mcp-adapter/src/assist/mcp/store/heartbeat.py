@@ -21,10 +21,10 @@ from pathlib import Path
 
 import attrs
 from assist.core import json_text
+from assist.core.files import HEARTBEAT_FILE
 from assist.mcp.logs import log
 from assist.mcp.store.pids import fits_pid, is_alive
 
-HEARTBEAT_NAME = "assistant.json"
 BEAT_S = 2.0
 """The beat thread rewrites the file this often while a meeting is held."""
 LAPSE_S = 180.0
@@ -59,7 +59,7 @@ def read_heartbeat(folder: Path, now: float) -> HeartbeatView | None:
     `now - updated_at <= 10`; the state defaults to `listening`.
     """
     try:
-        beat = json_text.parse_bytes((folder / HEARTBEAT_NAME).read_bytes())
+        beat = json_text.parse_bytes((folder / HEARTBEAT_FILE).read_bytes())
     except (OSError, json_text.Unreadable):
         return None
     if not isinstance(beat, dict):
@@ -85,8 +85,8 @@ class Heartbeat:
     def __init__(self, folder: Path, pid: int | None = None) -> None:
         self.folder = folder
         self.pid = os.getpid() if pid is None else pid
-        self.path = folder / HEARTBEAT_NAME
-        self._temp = folder / f"{HEARTBEAT_NAME}.{self.pid}.tmp"
+        self.path = folder / HEARTBEAT_FILE
+        self._temp = folder / f"{HEARTBEAT_FILE}.{self.pid}.tmp"
         self._writing = threading.Lock()
 
     def write(self, session: str, state: str, now: float | None = None) -> bool:

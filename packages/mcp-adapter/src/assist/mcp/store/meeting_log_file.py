@@ -15,11 +15,11 @@ import os
 from pathlib import Path
 from typing import Any
 
+from assist.core.files import LOG_FILE
 from assist.core.meeting_log import encode_event
 from assist.mcp.logs import log
 from assist.mcp.store.session_files import NO_FOLLOW, SessionRefusal, read_session_file
 
-LOG_NAME = "assistant.jsonl"
 FILE_MODE = 0o644
 """Readable by the user's other tools (Ambient's menu reads the session), written only by us."""
 
@@ -29,7 +29,7 @@ class MeetingLogFile:
 
     def __init__(self, session_dir: Path) -> None:
         self.folder = session_dir
-        self.path = session_dir / LOG_NAME
+        self.path = session_dir / LOG_FILE
 
     def append(self, event: dict[str, Any]) -> bool:
         """Append one event with a single write; False (and a note on stderr) when it failed."""
@@ -57,7 +57,7 @@ class MeetingLogFile:
     def text(self) -> str:
         """The whole log as text ("" when there is none or it cannot be read, noted on stderr)."""
         try:
-            content = read_session_file(self.folder, LOG_NAME)
+            content = read_session_file(self.folder, LOG_FILE)
         except (SessionRefusal, OSError) as error:
             log.warning(f"could not read {self.path} ({error}); counting no earlier utterances")
             return ""

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from assist.core import json_text
+from assist.core import json_text, refusals
 from assist.core.files import (
     AUDIO_FOLDER,
     RAW_FILE,
@@ -50,12 +50,9 @@ LONGEST_ERROR = 500
 def validate_session_id(value: object) -> str | None:
     """None when `value` can be a session id (one path segment), else the refusal text."""
     if not isinstance(value, str):
-        return f"{value!r} is not a session id: an id is a string; call sessions for the ids."
+        return refusals.session_id_not_text(value)
     if value in ("", ".", "..") or any(bad in value for bad in FORBIDDEN_IN_ID):
-        return (
-            f"{value!r} is not a session id: an id is one folder name, not empty, not . or .., "
-            "and without /, \\ or NUL; call sessions to see the ids recorded here."
-        )
+        return refusals.session_id_not_a_folder_name(value)
     return None
 
 
@@ -82,15 +79,9 @@ class SessionStore:
         except OSError:
             facts = None
         if facts is not None and stat.S_ISLNK(facts.st_mode):
-            raise SessionRefusal(
-                f"session {session!r} is a symlink in {self.root}; symlinks are never followed, "
-                "so it is not a session. Call sessions for the real ones."
-            )
+            raise SessionRefusal(refusals.session_is_a_symlink(session, str(self.root)))
         if facts is None or not self._counts(session, now_wall):
-            raise SessionRefusal(
-                f"there is no session {session!r} in {self.root}; "
-                "call sessions to see the ids recorded here."
-            )
+            raise SessionRefusal(refusals.no_such_session(session, str(self.root)))
         return folder
 
     def is_live(self, session: str, now_wall: float) -> bool:
