@@ -89,7 +89,7 @@ def config_command(argv: list[str]) -> int:
 
 def replay_command(argv: list[str]) -> int:
     """`assist replay MEETING --into ROOT ...`: play a scripted meeting into a session folder."""
-    from assist.mcp.replay.replay import replay_command as run
+    from assist.mcp.replay.command import replay_command as run
 
     return run(argv)
 

@@ -31,7 +31,7 @@ from assist.core.recognisers import RecogniserOptions
 from assist.core.settings import describe
 from assist.core.tones import NEUTRAL
 from assist.mcp.commands.terminal_voice import Machine
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.speech.engine_choice import (
     MEMORY_TABLE_PLATFORM,
     choose_here,
@@ -247,7 +247,7 @@ def prepare(machine: Machine) -> int:
     with tempfile.TemporaryDirectory(prefix="assist-doctor-") as folder:
         voice = machine.voice(no_play=True, save_dir=folder)
         chosen = voice.engine
-        note(
+        log.warning(
             f"preparing the {chosen} voice; a first start may download and build for a while "
             f"(up to {voice.ready_within:g} s), and its progress shows here"
         )
