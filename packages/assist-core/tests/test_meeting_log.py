@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 from assist.core import meeting_log
 from assist.core.echo import ECHO_WINDOW_S, Said, is_own_voice, recent
-from assist.core.meeting_log import SAY_WITHIN_S, encode_event, parse_time, tally
+from assist.core.files import SAY_WITHIN_S
+from assist.core.meeting_log import LogEvent, encode_event, parse_time, read_events, tally
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
@@ -518,3 +519,46 @@ def test_every_utterance_we_log_counts_exactly_once(
             )
         text += encode_event(meeting_log.notice_error(ago(1), 1, "m"))
     assert count_of(text)[0] == len(utterances)
+
+
+# The typed reader ------------------------------------------------------------------------
+
+
+def test_each_event_is_read_with_its_fields_typed():
+    text = (
+        '{"event":"spoke","at":"2026-09-05T16:08:01.5Z","pid":7,"utterance":"ab","text":"Hi.",'
+        '"emotion":"warm","first_audio_ms":120,"audio_s":1}\n'
+        '{"event":"error","stage":"notice","message":"no voice","text":3,"audio_s":true}\n'
+        '{"event":"joined","notice":"I am an AI.","first_audio_ms":1.5}\n'
+        "not json\n"
+        '["event"]\n'
+        '{"event":7}\n'
+        '{"event":"speaking","text":"still being writ'
+    )
+    spoke, failed, joined = read_events(text)
+    assert spoke == LogEvent(
+        name="spoke",
+        at=parse_time("2026-09-05T16:08:01.5Z"),
+        pid=7,
+        utterance='"ab"',
+        text="Hi.",
+        emotion="warm",
+        first_audio_ms=120,
+        audio_s=1.0,
+    )
+    assert spoke.closes_utterance and spoke.about_utterance and not spoke.failed_notice
+    assert failed == LogEvent(name="error", stage="notice")
+    assert failed.failed_notice and not failed.about_utterance
+    assert (joined.notice, joined.first_audio_ms, joined.about_utterance) == (
+        "I am an AI.",
+        None,
+        False,
+    )
+
+
+@given(st.lists(st.text() | st.builds(json.dumps, st.dictionaries(st.text(), st.integers()))))
+def test_reading_any_text_never_raises_and_keeps_only_complete_event_lines(lines):
+    text = "\n".join(lines)
+    events = read_events(text)
+    assert len(events) <= text.count("\n")
+    assert all(isinstance(event.name, str) for event in events)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import inspect
 
-from assist.core import refusals
+from assist.core import descriptions, hints, refusals
 from assist.core.tones import TONES
 
 
@@ -63,14 +63,14 @@ def test_a_second_wait_is_told_one_is_already_running() -> None:
 
 
 def test_the_hints_say_what_comes_next() -> None:
-    assert "wait_for_transcript" in refusals.next_after_watch()
-    assert "live" in refusals.next_after_watch()
-    off, ended = refusals.next_after_off(), refusals.next_after_ended()
+    assert "wait_for_transcript" in hints.next_after_watch()
+    assert "live" in hints.next_after_watch()
+    off, ended = hints.next_after_off(), hints.next_after_ended()
     assert "switched the assistant off" in off
     assert "recording has finished" in ended
     for hint in (off, ended):
         assert "no need to call stop_watching" in hint
-    assert "no watch to stop" in refusals.nothing_to_stop()
+    assert "no watch to stop" in hints.nothing_to_stop()
 
 
 def test_speech_refusals_carry_their_facts() -> None:
@@ -176,10 +176,16 @@ def test_every_text_function_says_something() -> None:
         "argument": "since",
         "given": "a string",
         "kind": "number",
+        "session": "s",
+        "root": "/sessions",
     }
-    functions = [f for _, f in inspect.getmembers(refusals, inspect.isfunction)]
-    public = [f for f in functions if f.__module__ == refusals.__name__ and f.__name__[0] != "_"]
-    assert len(public) >= 20
+    public = [
+        function
+        for module in (refusals, hints)
+        for _, function in inspect.getmembers(module, inspect.isfunction)
+        if function.__module__ == module.__name__ and function.__name__[0] != "_"
+    ]
+    assert len(public) >= 24
     for function in public:
         names = inspect.signature(function).parameters
         text = function(**{name: facts[name] for name in names})
@@ -188,7 +194,7 @@ def test_every_text_function_says_something() -> None:
 
 
 def test_the_tools_are_described_in_the_order_of_tools_list() -> None:
-    assert list(refusals.TOOL_DESCRIPTIONS) == [
+    assert list(descriptions.TOOL_DESCRIPTIONS) == [
         "sessions",
         "transcript",
         "status",
@@ -198,39 +204,39 @@ def test_the_tools_are_described_in_the_order_of_tools_list() -> None:
         "confirm",
         "stop_watching",
     ]
-    assert all(len(text.split()) >= 5 for text in refusals.TOOL_DESCRIPTIONS.values())
+    assert all(len(text.split()) >= 5 for text in descriptions.TOOL_DESCRIPTIONS.values())
 
 
 def test_the_property_descriptions_cover_every_input_property() -> None:
-    assert {tool: set(props) for tool, props in refusals.PROPERTY_DESCRIPTIONS.items()} == {
+    assert {tool: set(props) for tool, props in descriptions.PROPERTY_DESCRIPTIONS.items()} == {
         "transcript": {"session", "since", "verbatim"},
         "watch_meeting": {"session"},
         "wait_for_transcript": {"timeout_s"},
         "speak": {"text", "emotion"},
         "confirm": {"question", "timeout_s"},
     }
-    assert "90" in refusals.CONFIRM_TIMEOUT_DESCRIPTION
-    assert "30" in refusals.WAIT_TIMEOUT_DESCRIPTION
-    assert "neutral" in refusals.SPEAK_EMOTION_DESCRIPTION
-    assert "`next`" in refusals.TRANSCRIPT_SINCE_DESCRIPTION
+    assert "90" in descriptions.CONFIRM_TIMEOUT_DESCRIPTION
+    assert "30" in descriptions.WAIT_TIMEOUT_DESCRIPTION
+    assert "neutral" in descriptions.SPEAK_EMOTION_DESCRIPTION
+    assert "`next`" in descriptions.TRANSCRIPT_SINCE_DESCRIPTION
 
 
 def test_the_watching_tool_descriptions_carry_what_an_agent_must_know() -> None:
-    watch = refusals.WATCH_MEETING_DESCRIPTION
+    watch = descriptions.WATCH_MEETING_DESCRIPTION
     assert "out loud" in watch
     assert "wait_for_transcript" in watch
     assert "switched off" in watch
-    wait = refusals.WAIT_FOR_TRANSCRIPT_DESCRIPTION
+    wait = descriptions.WAIT_FOR_TRANSCRIPT_DESCRIPTION
     assert all(word in wait for word in ("quiet", "name", "timeout", "own voice", "ended", "off"))
-    speak = refusals.SPEAK_DESCRIPTION
+    speak = descriptions.SPEAK_DESCRIPTION
     assert all(word in speak for word in ("one to three", "lists", "markdown", "links", "code"))
     assert "pause" in speak
     assert "allowance" in speak
-    assert "frees the voice" in refusals.STOP_WATCHING_DESCRIPTION
+    assert "frees the voice" in descriptions.STOP_WATCHING_DESCRIPTION
 
 
 def test_the_confirm_description_says_when_to_ask_and_to_act_only_on_yes() -> None:
-    text = refusals.CONFIRM_DESCRIPTION
+    text = descriptions.CONFIRM_DESCRIPTION
     assert "out loud" in text
     assert "changes files, runs commands or sends" in text
     assert "act only on yes" in text

@@ -13,18 +13,24 @@ from assist.core.settings import (
     KEYS,
     U32_MAX,
     AssistantSettings,
+    EngineVoice,
     ListenSettings,
     SettingError,
     Settings,
     VoiceSettings,
     describe,
+    engine_voice,
     format_document,
+    helper_reference,
     parse_settings,
     reference_candidates,
     reference_not_found,
     resolve_reference,
     sessions_dir_live_refusal,
     set_key,
+)
+from assist.core.settings import (
+    VoiceSettings as Voice,
 )
 from hypothesis import given
 from hypothesis import strategies as st
@@ -355,6 +361,22 @@ def test_a_relative_reference_is_tried_against_helper_dir_shipped_voices_then_co
     assert reference_candidates("v1", "helper", None, "/cfg") == ["/cfg/helper/v1", "/cfg/v1"]
 
 
+def test_a_relative_helper_dir_is_taken_from_the_config_folder_not_the_working_directory():
+    holding = {"/cfg/helper/v1"}
+    candidates = reference_candidates("v1", "helper", None, "/cfg")
+    assert helper_reference(candidates, holding.__contains__) == "/cfg/helper/v1"
+
+
+def test_with_no_folder_to_try_a_relative_reference_is_its_own_candidate():
+    assert reference_candidates("v1", None, None, None) == ["v1"]
+    assert reference_candidates("v1", "helper", None, None) == ["helper/v1"]
+
+
+def test_the_helper_gets_the_last_candidate_when_none_holds_voice_json():
+    assert helper_reference(["/a/v1", "/b/v1"], lambda folder: False) == "/b/v1"
+    assert helper_reference(["/a/v1", "/b/v1"], "/a/v1".__eq__) == "/a/v1"
+
+
 def test_the_first_candidate_holding_voice_json_wins():
     candidates = ["/a/v1", "/b/v1", "/c/v1"]
     holding = {"/b/v1", "/c/v1"}
@@ -365,6 +387,63 @@ def test_the_first_candidate_holding_voice_json_wins():
 def test_a_reference_that_cannot_be_found_names_every_folder_tried():
     message = reference_not_found("v1", ["/a/v1", "/b/v1"])
     assert "/a/v1" in message and "/b/v1" in message and "voice.json" in message
+
+
+FULL = Voice(
+    engine="kokoro",
+    speaker="af_heart",
+    style="calm",
+    description="a deep voice",
+    cue="slowly",
+    reference=None,
+)
+
+
+def test_the_chosen_engine_takes_the_speaker_and_style_and_only_qwen3_the_design():
+    assert engine_voice(FULL, "kokoro", stand_in=False) == EngineVoice("af_heart", "calm")
+    assert engine_voice(FULL, "qwen3-tts", stand_in=False) == EngineVoice(
+        "af_heart", "calm", None, "a deep voice", "slowly"
+    )
+
+
+def test_a_stand_in_takes_no_speaker_and_only_qwen3_keeps_the_style():
+    assert engine_voice(FULL, "espeak", stand_in=True) == EngineVoice()
+    assert engine_voice(FULL, "qwen3-tts", stand_in=True) == EngineVoice(
+        None, "calm", None, "a deep voice", "slowly"
+    )
+
+
+def test_a_reference_wins_over_a_description_and_a_cue_needs_a_description():
+    cloned = attrs.evolve(FULL, reference="voices/v1")
+    assert engine_voice(cloned, "qwen3-tts", stand_in=False) == EngineVoice(
+        "af_heart", "calm", "voices/v1"
+    )
+    bare_cue = attrs.evolve(FULL, description=None)
+    assert engine_voice(bare_cue, "qwen3-tts", stand_in=False).cue is None
+
+
+@given(
+    st.builds(
+        Voice,
+        speaker=st.none() | st.just("s"),
+        style=st.none() | st.just("st"),
+        description=st.none() | st.just("d"),
+        cue=st.none() | st.just("c"),
+        reference=st.none() | st.just("r"),
+    ),
+    st.sampled_from(("qwen3-tts", "kokoro", "toy")),
+    st.booleans(),
+)
+def test_an_engine_never_takes_a_setting_that_is_not_set_or_not_its_own(voice, engine, stand_in):
+    took = engine_voice(voice, engine, stand_in=stand_in)
+    for name in ("speaker", "style", "reference", "description", "cue"):
+        assert getattr(took, name) in (None, getattr(voice, name))
+    if stand_in:
+        assert took.speaker is None
+    if engine != "qwen3-tts":
+        assert (took.reference, took.description, took.cue) == (None, None, None)
+        assert took.style == (None if stand_in else voice.style)
+    assert not (took.reference and took.description)
 
 
 def test_the_sessions_dir_refusal_names_the_live_session():

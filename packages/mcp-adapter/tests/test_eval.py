@@ -46,9 +46,7 @@ def evaluated(report: Path) -> dict[str, Any]:
 
 def summary(evaluated: dict[str, Any], agent: str, meeting: str) -> dict[str, Any]:
     return next(
-        row
-        for row in evaluated["summary"]
-        if row["agent"] == agent and row["meeting"] == meeting
+        row for row in evaluated["summary"] if row["agent"] == agent and row["meeting"] == meeting
     )
 
 

@@ -1,4 +1,5 @@
-"""The report's timeline picture: valid SVG that renders to a picture with every part in it.
+"""The report's timeline picture (valid SVG that renders to a picture with every part in it)
+and the table's cells (spread over runs, what an external agent's run cannot show).
 
 A run is built by hand (the score is the core's), drawn, parsed as XML and rasterised with
 resvg; the PNG must not be blank and must show the colours of each kind of mark where the
@@ -11,12 +12,13 @@ import io
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+import attrs
 import pytest
 import resvg_py
 from assist.core.scoring import HeardLine, Label, Limits, Measured, Utterance, score_meeting
 from assist.mcp.eval.measure import Echo, MeetingResult, Turn
 from assist.mcp.eval.report import COLOURS, index_page, page_name, run_page, timeline_svg
-from assist.mcp.eval.views import rows
+from assist.mcp.eval.views import HEADINGS, cells, row_view, rows
 from PIL import Image
 
 LINES = [
@@ -120,3 +122,39 @@ def test_a_run_page_holds_the_table_and_one_picture_per_meeting(tmp_path: Path) 
     front = index_page(rows([one], ["stand-in"]), [(page_name("stand-in", 1), "stand-in, run 1")])
     assert 'href="stand-in-run-1.html"' in front
     assert page_name("claude -p '/mcp__assist__watch'", 2) == "claude-p-mcp-assist-watch-run-2.html"
+
+
+def test_with_several_runs_a_cell_shows_the_median_and_the_lowest_and_highest() -> None:
+    one = result()
+    quieter = attrs.evolve(
+        one,
+        run=2,
+        scored=attrs.evolve(one.scored, score=attrs.evolve(one.scored.score, false_speech=0)),
+    )
+    noisier = attrs.evolve(
+        one,
+        run=3,
+        scored=attrs.evolve(one.scored, score=attrs.evolve(one.scored.score, false_speech=4)),
+    )
+    [meeting, total] = rows([one, quieter, noisier], ["stand-in"])
+    assert total.meeting == "total" and len(total.scores) == 3
+    shown = dict(zip(HEADINGS, cells(meeting), strict=True))
+    assert shown["False speech"] == "1 (0–4)"
+    assert shown["Missed answers"] == "1 of 2", "the same in every run: no brackets"
+    assert shown["Latency median"] == "1.1 s" and shown["Limits held"] == "yes"
+    view = row_view(meeting)
+    assert view["spread"]["false_speech"] == {"low": 0, "median": 1, "high": 4}
+    assert [run["false_speech"] for run in view["runs"]] == [1, 0, 4]
+
+
+def test_an_external_agents_unseen_counts_read_n_a_and_a_long_command_is_cut() -> None:
+    one = result()
+    unseen = attrs.evolve(one.scored.score, turns=None, echoes_left_out=None, latencies_s=())
+    agent = "claude -p /mcp__assist__watch --model haiku"
+    row = rows(
+        [attrs.evolve(one, agent=agent, scored=attrs.evolve(one.scored, score=unseen))], [agent]
+    )[0]
+    shown = dict(zip(HEADINGS, cells(row), strict=True))
+    assert shown["Turns"] == "n/a" and shown["Echoes left out"] == "n/a"
+    assert shown["Latency median"] == "–"
+    assert shown["Agent"] == agent[:23] + "…"

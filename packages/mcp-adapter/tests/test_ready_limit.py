@@ -10,8 +10,8 @@ from pathlib import Path
 
 import anyio
 import pytest
+from assist.core.files import READY_WITHIN_S
 from assist.core.settings import VoiceSettings
-from assist.mcp.speech.helper_process import READY_WITHIN_S
 from assist.mcp.speech.supervisor import READY_WITHIN_VARIABLE, Voice, ready_limit
 
 sys.path.insert(0, str(Path(__file__).parent))

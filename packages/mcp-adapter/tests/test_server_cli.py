@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from importlib import metadata
 from pathlib import Path
 
 import pytest
@@ -31,8 +32,6 @@ def test_assist_mcp_takes_no_play_and_save_audio(argv: list[str], parsed: tuple[
 @pytest.mark.parametrize(
     "argv",
     [
-        ["-h"],
-        ["--help"],
         ["--no-pla"],
         ["--save-audio"],
         ["--save-audio="],
@@ -53,6 +52,39 @@ def test_a_bad_argument_prints_the_usage_on_stderr_and_exits_2_with_nothing_on_s
     assert done.returncode == 2
     assert done.stdout == ""
     assert done.stderr.strip() == MCP_USAGE
+
+
+SUBCOMMANDS = ["mcp", "config", "replay", "demo", "doctor", "say", "listen", "engines"]
+
+
+def run_assist(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(ASSIST), *arguments], capture_output=True, text=True, timeout=60)
+
+
+@pytest.mark.parametrize("command", SUBCOMMANDS)
+def test_help_on_every_subcommand_prints_its_usage_on_stdout_and_exits_0(command: str) -> None:
+    done = run_assist(command, "--help")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("usage: assist " + command)
+
+
+@pytest.mark.parametrize("command", ["mcp", "config"])
+def test_dash_h_is_help_too_for_the_commands_read_by_hand(command: str) -> None:
+    done = run_assist(command, "-h")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.startswith("usage: assist " + command)
+
+
+def test_assist_version_prints_the_version_on_stdout() -> None:
+    done = run_assist("--version")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert done.stdout.strip() == f"assist {metadata.version('assist-mcp')}"
+
+
+def test_config_with_one_argument_prints_its_usage_on_stderr_and_exits_2() -> None:
+    done = run_assist("config", "assistant")
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr.startswith("usage: assist config")
 
 
 def test_assist_config_sets_a_key_in_the_file_assist_mcp_reads(tmp_path: Path) -> None:

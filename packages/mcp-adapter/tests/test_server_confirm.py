@@ -18,7 +18,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from assist.core import refusals
+from assist.core import hints, refusals
 from mcp.client.session import ClientSession
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -252,7 +252,7 @@ async def test_switching_off_while_it_listens_gives_no_answer_and_the_off_status
         "answer": "no answer",
         "heard": [],
         "status": "off",
-        "next": refusals.next_after_off(),
+        "next": hints.next_after_off(),
     }
     assert meeting.event_names()[-1] == "left"
     assert meeting.events()[-1]["why"] == "the assistant was switched off during the watch"
@@ -272,7 +272,7 @@ async def test_the_recording_ending_while_it_listens_gives_no_answer_and_the_end
     assert asking.reply is not None
     got = value_of(asking.reply)
     assert got["answer"] == "no answer" and got["status"] == "ended"
-    assert got["next"] == refusals.next_after_ended()
+    assert got["next"] == hints.next_after_ended()
 
 
 async def test_stop_watching_while_it_listens_gives_a_refusal_saying_there_is_no_answer(

@@ -95,7 +95,7 @@ class FakeVoice:
                 self._stop.set()
             return self._in_line
 
-    def close(self) -> None:
+    def close(self, quit_within: float = 3.0) -> None:
         self.stop_line()
         self.closed = True
 

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 from assist.core.settings import VoiceSettings
-from assist.mcp.speech.supervisor import MAX_FAILURES, Voice, VoiceFailure
+from assist.core.supervision import MAX_FAILURES
+from assist.mcp.speech.supervisor import Voice, VoiceFailure
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from supervisor_fakes import fake, registry, wait_gone

@@ -129,6 +129,21 @@ def test_a_relative_reference_is_looked_for_in_helper_dir_then_shipped_then_conf
     assert resolve() == str(helper_dir / "voices" / "v1")
 
 
+def test_a_relative_helper_dir_is_taken_from_the_config_folder_as_the_core_takes_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = tmp_path / "config"
+    designed(config / "helper" / "v1")
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # the shell once took `helper` from here and gave config/v1
+    found = resolve_reference("v1", helper_dir="helper", config_dir=config, shipped=None)
+    assert found == str(config / "helper" / "v1")
+    settings = VoiceSettings(engine="qwen3-tts", reference="v1", helper_dir="helper")
+    arguments = helper_arguments("qwen3-tts", settings, config_dir=config)
+    assert arguments[arguments.index("--reference") + 1] == str(config / "helper" / "v1")
+
+
 def test_an_absolute_reference_stays_as_it_is(tmp_path: Path) -> None:
     assert resolve_reference(str(tmp_path), helper_dir="/x", config_dir=None) == str(tmp_path)
 

@@ -25,6 +25,7 @@ from typing import Any
 import attrs
 from assist.core import json_text
 from assist.core.echo import Said
+from assist.core.files import SAY_WITHIN_S
 
 Event = dict[str, Any]
 """One log event as a JSON object."""
@@ -35,17 +36,6 @@ UTTERANCE_ID = re.compile(r"[0-9a-f]{32}")
 FRACTION = re.compile(r"(T\d{2}:\d{2}:\d{2})[.,](\d+)", re.IGNORECASE)
 """The fractional seconds of an RFC 3339 time. Ambient writes nanoseconds (9 digits); some
 Python 3.11 releases parse at most 6, so readers cut the fraction to microseconds first."""
-
-UTTERANCE_EVENTS = frozenset({"speaking", "spoke", "error"})
-"""Events about an utterance; an `error` only when its `stage` is `voice`."""
-
-SAY_WITHIN_S = 120.0
-"""The supervisor's hang limit for one line (behaviour.md 9.3, `say_within`). A process
-that is alive closes every `speaking` it writes with `spoke` or a voice `error` within
-about this long; one still open after it belongs to a process that died mid-line, whose
-voice stopped no later than that. So for the echo test an unclosed `speaking` is taken
-to end at its `at` plus this limit, instead of playing for ever and hiding every room
-line that shares its words for the rest of the meeting."""
 
 
 def _stamp(at: datetime) -> str:
@@ -157,8 +147,10 @@ class Tally:
     `count` and `last_mono` are the gate's catch-up figures. `utterances` and
     `notices` are what other processes said, in log order, with the monotonic
     time each ended. A `speaking` not yet closed is taken to end `SAY_WITHIN_S`
-    after its `at` (a time that may still lie ahead, so it is compared as if
-    playing); it still counts and holds the cooldown from its `at`, as 5.3 says.
+    after its `at` (the supervisor's hang limit: a live process closes every line within
+    it, so one still open belongs to a process that died mid-line; the time may still lie
+    ahead, so it is compared as if playing); it still counts and holds the cooldown from
+    its `at`, as 5.3 says.
     The log has no event for the end of a notice, so a notice's time is that of
     its `joined` event, a few seconds early.
     """
@@ -195,22 +187,79 @@ class _Utterance:
         return None if ended_at is None else Said(self.text, ended_at)
 
 
-def _lines(log_text: str) -> list[dict[str, Any]]:
-    """The log's complete lines that are JSON objects naming an event.
+@attrs.frozen
+class LogEvent:
+    """One event of a log, with the fields its readers use, each None when absent or of
+    the wrong type (a log may hold Ambient's events, or a line someone edited)."""
 
-    Splits on "\\n" only: text written with ensure_ascii=False may hold U+2028 and
-    the like, which str.splitlines would break on. The part after the last "\\n"
+    name: str
+    at: datetime | None = None
+    pid: object = None
+    """Ours are ints; another process's may be anything, or absent (Ambient's)."""
+    utterance: str | None = None
+    """The `utterance` value as it is compared (5.3: "the same value"), None when absent."""
+    text: str | None = None
+    notice: str | None = None
+    stage: str | None = None
+    emotion: str | None = None
+    first_audio_ms: int | None = None
+    audio_s: float | None = None
+
+    @property
+    def closes_utterance(self) -> bool:
+        """A `spoke`, or an `error` of the voice: the end of an utterance (5.3)."""
+        return self.name == "spoke" or (self.name == "error" and self.stage == "voice")
+
+    @property
+    def about_utterance(self) -> bool:
+        """Counts for the gate: a `speaking`, or what closes one."""
+        return self.name == "speaking" or self.closes_utterance
+
+    @property
+    def failed_notice(self) -> bool:
+        """The consent notice could not be said."""
+        return self.name == "error" and self.stage == "notice"
+
+
+def read_events(log_text: str) -> list[LogEvent]:
+    """The log's complete lines that are JSON objects naming an event, in order.
+
+    Splits on "\n" only: text written with ensure_ascii=False may hold U+2028 and
+    the like, which str.splitlines would break on. The part after the last "\n"
     is a line still being written, not a line.
     """
-    objects = []
+    events = []
     for line in log_text.split("\n")[:-1]:
         try:
             value = json_text.parse(line)
         except json_text.Unreadable:
             continue
         if isinstance(value, dict) and isinstance(value.get("event"), str):
-            objects.append(value)
-    return objects
+            events.append(_typed(value))
+    return events
+
+
+def _typed(value: dict[str, Any]) -> LogEvent:
+    first = value.get("first_audio_ms")
+    audio = value.get("audio_s")
+    return LogEvent(
+        name=value["event"],
+        at=parse_time(value.get("at")),
+        pid=value.get("pid"),
+        utterance=_utterance_key(value.get("utterance")),
+        text=_string(value.get("text")),
+        notice=_string(value.get("notice")),
+        stage=_string(value.get("stage")),
+        emotion=_string(value.get("emotion")),
+        first_audio_ms=first if isinstance(first, int) and not isinstance(first, bool) else None,
+        audio_s=_number(audio),
+    )
+
+
+def _number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value)
 
 
 def tally(log_text: str, now_wall: datetime, now_mono: float, *, own_pid: int | None) -> Tally:
@@ -224,32 +273,28 @@ def tally(log_text: str, now_wall: datetime, now_mono: float, *, own_pid: int | 
     if now_wall.utcoffset() is None:
         raise ValueError("now_wall needs a UTC offset: pass datetime.now().astimezone()")
 
-    def mono(at: object) -> float | None:
-        parsed = parse_time(at)
-        if parsed is None:
+    def mono(at: datetime | None) -> float | None:
+        if at is None:
             return None
-        return now_mono - max(0.0, (now_wall - parsed).total_seconds())
+        return now_mono - max(0.0, (now_wall - at).total_seconds())
 
     count = 0
     last: float | None = None
     told: list[_Utterance] = []
     notices: list[Said] = []
-    for event in _lines(log_text):
-        name = event["event"]
-        others = own_pid is None or event.get("pid") != own_pid
-        at = mono(event.get("at"))
-        if name == "joined":
-            notice = event.get("notice")
-            if others and isinstance(notice, str) and at is not None:
-                notices.append(Said(notice, at))
+    for event in read_events(log_text):
+        others = own_pid is None or event.pid != own_pid
+        at = mono(event.at)
+        if event.name == "joined":
+            if others and event.notice is not None and at is not None:
+                notices.append(Said(event.notice, at))
             continue
-        if name not in UTTERANCE_EVENTS or (name == "error" and event.get("stage") != "voice"):
+        if not event.about_utterance:
             continue
         if at is not None:
             last = at if last is None else max(last, at)
-        utterance = _utterance_key(event.get("utterance"))
-        text = _string(event.get("text"))
-        if name == "speaking":
+        utterance, text = event.utterance, event.text
+        if event.name == "speaking":
             count += 1
             told.append(_Utterance(utterance, text, others, at))
             continue

@@ -1,9 +1,9 @@
-"""What the watching tools say to the agent (behaviour.md 3.3 to 3.7, 4.4, 9.4, 14.1).
+"""What the watching tools say when they refuse (behaviour.md 3.3 to 3.7, 4.4, 9.4, 14.1).
 
 A refusal is advice, not a fault: it says what happened and what the agent
 should do next, and the server returns it as a tool result with `isError`.
-Hints (`next`) tell the agent its next step after a success. The tool and
-property descriptions are what an agent reads before it calls anything.
+The hints after a success are `hints`; what an agent reads before it calls
+anything is `descriptions`.
 
 Every text is ours, in plain words; the facts each must carry (ids, counts,
 pids, tool and command names) come in as arguments. Kept in one module so the
@@ -128,14 +128,6 @@ def holder(who: str | None, pid: int | None) -> str:
     return f"{named}, pid {pid}" if pid is not None else f"{named}, with no pid to name"
 
 
-def next_after_watch() -> str:
-    """The hint of a watch_meeting result."""
-    return (
-        "Call wait_for_transcript next, and call it again after each turn "
-        "for as long as its status stays live."
-    )
-
-
 # wait_for_transcript (3.5, 4.4)
 
 
@@ -152,22 +144,6 @@ def wait_running() -> str:
     return (
         "A wait_for_transcript call is already running for this watch, and only one "
         "runs at a time. Use its result instead of starting another."
-    )
-
-
-def next_after_off() -> str:
-    """The hint of an `off` wait result."""
-    return (
-        "The user switched the assistant off, so the watch is over. "
-        "Stop here; there is no need to call stop_watching."
-    )
-
-
-def next_after_ended() -> str:
-    """The hint of an `ended` wait result."""
-    return (
-        "The recording has finished, and the watch with it. "
-        "Stop here; there is no need to call stop_watching."
     )
 
 
@@ -294,14 +270,6 @@ def confirm_watch_stopped() -> str:
     )
 
 
-# stop_watching (3.7)
-
-
-def nothing_to_stop() -> str:
-    """The note of a stop_watching with nothing watched."""
-    return "There was no watch to stop: no meeting is being watched."
-
-
 # Any tool
 
 
@@ -336,100 +304,35 @@ def wrong_argument(tool: str, argument: str, given: str) -> str:
     return f"{tool} was not run: `{argument}` must be {expected}, but it is {given}. {hint}"
 
 
+def session_id_not_text(value: object) -> str:
+    """A session tool was given a session id that is not a string."""
+    return f"{value!r} is not a session id: an id is a string; call sessions for the ids."
+
+
+def session_id_not_a_folder_name(value: str) -> str:
+    """A session id that could name another folder than one session's."""
+    return (
+        f"{value!r} is not a session id: an id is one folder name, not empty, not . or .., "
+        "and without /, \\ or NUL; call sessions to see the ids recorded here."
+    )
+
+
+def session_is_a_symlink(session: str, root: str) -> str:
+    """A session id names a symlink, which is never followed."""
+    return (
+        f"session {session!r} is a symlink in {root}; symlinks are never followed, "
+        "so it is not a session. Call sessions for the real ones."
+    )
+
+
+def no_such_session(session: str, root: str) -> str:
+    """A session id names no session."""
+    return f"there is no session {session!r} in {root}; call sessions to see the ids recorded here."
+
+
 def sessions_unreadable(error: str) -> str:
     """A session tool could not read the sessions folder at all."""
     return (
         f"The sessions folder could not be read ({error}). "
         "Check that it exists and is readable, then try again."
     )
-
-
-# Tool and property descriptions (3.3 to 3.7), in tools/list order.
-
-SESSIONS_DESCRIPTION = "Lists every session recorded on this machine, most recent first."
-
-TRANSCRIPT_DESCRIPTION = (
-    "Returns the transcript lines of one session, also while it is still being recorded."
-)
-TRANSCRIPT_SESSION_DESCRIPTION = "A session id, as given by the sessions listing."
-TRANSCRIPT_SINCE_DESCRIPTION = (
-    "How many lines to skip; normally the `next` value of the previous reply."
-)
-TRANSCRIPT_VERBATIM_DESCRIPTION = (
-    "Return the raw recognised words, without the edits that name speakers."
-)
-
-STATUS_DESCRIPTION = (
-    "Reports the present state: which session, if any, is being recorded, "
-    "and how many sessions are waiting for a transcript."
-)
-
-WATCH_MEETING_DESCRIPTION = (
-    "Joins the meeting being recorded right now as its live assistant. Before anything "
-    "else it tells the room out loud that an AI is present and may talk, then returns the "
-    "latest lines of the transcript. It refuses when the assistant is switched off or "
-    "nothing is being recorded. Call it once, then keep calling wait_for_transcript."
-)
-WATCH_MEETING_SESSION_DESCRIPTION = (
-    "A particular session to watch instead of the current recording; "
-    "it must still be the one being recorded."
-)
-
-WAIT_FOR_TRANSCRIPT_DESCRIPTION = (
-    "Waits for new speech in the meeting and returns it. A stretch of talk comes back "
-    "once the room goes quiet, at once when someone says the assistant's name, or empty "
-    "when the timeout passes. The assistant's own voice, picked up by the microphone, is "
-    "filtered out. The status stays live while the meeting runs; ended or off means stop."
-)
-WAIT_TIMEOUT_DESCRIPTION = "The longest to wait for new speech, in seconds; 30 when omitted."
-
-SPEAK_DESCRIPTION = (
-    "Talks to the room through the voice on this computer. Keep it to one to three brief "
-    "sentences meant for the ear, with no lists, markdown, links or code. Returns once "
-    "the speech has finished. Turned down while the pause that follows every utterance "
-    "runs, and once the meeting's allowance of utterances is used up."
-)
-SPEAK_TEXT_DESCRIPTION = "The words to say out loud."
-SPEAK_EMOTION_DESCRIPTION = "The tone of delivery; neutral when omitted."
-
-CONFIRM_DESCRIPTION = (
-    "Asks a yes-or-no question out loud and waits for the spoken answer. Use it before "
-    "anything that changes files, runs commands or sends something: restate the action in "
-    "one short sentence and ask. The answer is yes, no, or no answer (silence, or nothing "
-    "clear before the timeout); act only on yes. The lines heard meanwhile come back in "
-    "heard and are not returned again by wait_for_transcript. The question counts as an "
-    "utterance, so it is turned down when speak would be."
-)
-CONFIRM_QUESTION_DESCRIPTION = "The yes-or-no question to say out loud, in one short sentence."
-CONFIRM_TIMEOUT_DESCRIPTION = (
-    "The longest to wait for the answer after the question, in seconds; 90 when omitted."
-)
-
-STOP_WATCHING_DESCRIPTION = (
-    "Ends the watch: withdraws the indication that an assistant is listening and frees the voice."
-)
-
-TOOL_DESCRIPTIONS: dict[str, str] = {
-    "sessions": SESSIONS_DESCRIPTION,
-    "transcript": TRANSCRIPT_DESCRIPTION,
-    "status": STATUS_DESCRIPTION,
-    "watch_meeting": WATCH_MEETING_DESCRIPTION,
-    "wait_for_transcript": WAIT_FOR_TRANSCRIPT_DESCRIPTION,
-    "speak": SPEAK_DESCRIPTION,
-    "confirm": CONFIRM_DESCRIPTION,
-    "stop_watching": STOP_WATCHING_DESCRIPTION,
-}
-"""Each tool's description, in the exact order of tools/list."""
-
-PROPERTY_DESCRIPTIONS: dict[str, dict[str, str]] = {
-    "transcript": {
-        "session": TRANSCRIPT_SESSION_DESCRIPTION,
-        "since": TRANSCRIPT_SINCE_DESCRIPTION,
-        "verbatim": TRANSCRIPT_VERBATIM_DESCRIPTION,
-    },
-    "watch_meeting": {"session": WATCH_MEETING_SESSION_DESCRIPTION},
-    "wait_for_transcript": {"timeout_s": WAIT_TIMEOUT_DESCRIPTION},
-    "speak": {"text": SPEAK_TEXT_DESCRIPTION, "emotion": SPEAK_EMOTION_DESCRIPTION},
-    "confirm": {"question": CONFIRM_QUESTION_DESCRIPTION, "timeout_s": CONFIRM_TIMEOUT_DESCRIPTION},
-}
-"""Each input property's description, by tool and property name."""

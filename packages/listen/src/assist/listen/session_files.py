@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 import wave
 from datetime import datetime
 from pathlib import Path
@@ -44,6 +45,8 @@ class TrackFiles:
         self._spooled = 0
         self._pending: list[bytes] = []
         self._written_at = 0.0
+        self._native_lock = threading.Lock()
+        """The track's thread captures; the command's thread ticks while no audio comes."""
 
     @property
     def samples(self) -> int:
@@ -52,15 +55,21 @@ class TrackFiles:
 
     def capture(self, native: bytes, now: float) -> None:
         """Audio at the device rate (s16le); it reaches the native WAV on the next tick."""
-        self._pending.append(native)
+        with self._native_lock:
+            self._pending.append(native)
         self.tick(now)
 
     def tick(self, now: float) -> None:
-        """Grow the native WAV with what came since the last tick, every TICK_S."""
-        if now - self._written_at >= TICK_S:
-            self._native.append(b"".join(self._pending))
-            self._pending.clear()
-            self._written_at = now
+        """Grow the native WAV with what came since the last tick, every TICK_S (the file's
+        time moves even when nothing came, as long as capture runs)."""
+        with self._native_lock:
+            if now - self._written_at >= TICK_S:
+                self._flush_native()
+                self._written_at = now
+
+    def _flush_native(self) -> None:
+        self._native.append(b"".join(self._pending))
+        self._pending.clear()
 
     def spool(self, samples: np.ndarray) -> None:
         """16 kHz float32 samples, kept as 16-bit PCM for the recogniser and `<track>.wav`."""
@@ -78,8 +87,8 @@ class TrackFiles:
 
     def write_final_wav(self) -> None:
         """`<track>.wav`: the whole track at 16 kHz mono, written as `.part`, then renamed."""
-        self._native.append(b"".join(self._pending))
-        self._pending.clear()
+        with self._native_lock:
+            self._flush_native()
         partial = self.final.with_name(self.final.name + ".part")
         with wave.open(str(partial), "wb") as out:
             out.setnchannels(1)

@@ -2,10 +2,10 @@
 
 Each block from the source goes to the native WAV as captured, is resampled to 16 kHz
 (soxr, streaming), spooled, and cut into 32 ms frames for the VAD; the segmenter's events
-decide what the recogniser hears: a pause starts an early recognition of the turn so far, a
-resumption voids it, the end of the turn commits it (or, when the frames differ, recognises the
-turn's own frames). When the source ends, the turn in progress is cut and committed, so
-nothing said is lost.
+decide what the recogniser hears: a pause that lasts EARLY_AFTER_MS starts an early
+recognition of the turn so far, a resumption voids it, the end of the turn commits it (or, when
+the frames differ, recognises the turn's own frames). When the source ends, the turn in
+progress is cut and committed, so nothing said is lost.
 """
 
 from __future__ import annotations
@@ -28,6 +28,13 @@ from assist.listen.recognition import Recognition, Ticket
 from assist.listen.session_files import RATE_HZ, TrackFiles
 from assist.listen.sources import Source
 from assist.listen.vad import FRAME_SAMPLES, SileroVad
+
+EARLY_AFTER_MS = 288
+"""How long a pause lasts before its early recognition starts. Speakers pause inside a turn
+all the time: in the voiced sample meeting, 27 pauses in 14 turns, 13 of them 192 ms or more
+and 5 longer than 256 ms (up to 480 ms at a sentence's end). A recognition started on a pause
+that then resumes is wasted and still runs to its end, holding up the next one; from 288 ms on,
+only those 5 are, and the recogniser still has 312 ms of the 600 ms end-of-turn silence."""
 
 
 class Track:
@@ -53,6 +60,8 @@ class Track:
         self._segmenter = TurnSegmenter(rules)
         self._vad = SileroVad()
         self._early: tuple[int, int, Ticket] | None = None
+        self._pause: SpeechPaused | None = None
+        self._early_frames = -(-EARLY_AFTER_MS // rules.frame_ms)
         self._pending = np.zeros(0, dtype=np.float32)
 
     def run(self, stop: threading.Event) -> None:
@@ -84,6 +93,7 @@ class Track:
             self.level = level
             self._handle(self._segmenter.feed(self._vad.probability(frame), level))
             self.frames += 1
+            self._start_early()
         self._pending = pending[whole:].copy()
         self.files.tick(time.monotonic())
 
@@ -93,13 +103,12 @@ class Track:
                 self.in_speech = True
             elif isinstance(event, SpeechPaused):
                 self._void_early()
-                self._early = (event.start, event.end, self._submit(event.start, event.end))
+                self._pause = event
             elif isinstance(event, SpeechResumed):
                 self._void_early()
             elif isinstance(event, TurnEnded):
                 self.in_speech = self._segmenter.in_speech
-                early = self._early
-                self._early = None
+                early, self._early, self._pause = self._early, None, None
                 if early is not None and early[:2] == (event.start, event.end):
                     self.recognition.commit(early[2])
                 else:
@@ -115,7 +124,15 @@ class Track:
         ms = self.rules.frame_ms
         return self.recognition.submit(self.name, start * ms, end * ms, samples)
 
+    def _start_early(self) -> None:
+        """The pause has lasted EARLY_AFTER_MS: recognise the turn so far."""
+        pause = self._pause
+        if pause is not None and self.frames - pause.end >= self._early_frames:
+            self._pause = None
+            self._early = (pause.start, pause.end, self._submit(pause.start, pause.end))
+
     def _void_early(self) -> None:
+        self._pause = None
         if self._early is not None:
             self.recognition.void(self._early[2])
             self._early = None

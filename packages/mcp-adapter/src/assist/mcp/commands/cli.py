@@ -1,8 +1,9 @@
 """The `assist` command: one entry point for the I/O shell's subcommands.
 
-`assist mcp` takes exactly `--no-play` and `--save-audio DIR` (behaviour 3.1); anything else
-prints the usage on stderr and exits 2, and nothing but protocol ever reaches its stdout, so its
-arguments are read by hand rather than by argparse (whose `-h` would print on stdout).
+`assist mcp` takes exactly `--no-play` and `--save-audio DIR` (behaviour 3.1); `-h`/`--help`
+prints its usage on stdout and exits 0, as every subcommand does; anything else prints the usage
+on stderr and exits 2. Its arguments are read by hand rather than by argparse, so nothing but
+protocol (or the help asked for) ever reaches its stdout. `assist --version` prints the version.
 Subcommands import what they need when they run, so `assist mcp` loads no engine code.
 """
 
@@ -12,7 +13,18 @@ import argparse
 import os
 import sys
 
+from assist.mcp.installed import version
+
 MCP_USAGE = "usage: assist mcp [--no-play] [--save-audio DIR]"
+MCP_HELP = f"""{MCP_USAGE}
+
+Serve the live assistant's MCP tools on stdin and stdout (JSON-RPC, one message per line).
+
+options:
+  -h, --help        show this help and exit
+  --no-play         make speech without playing it
+  --save-audio DIR  also write each spoken line as DIR/reply-<id>.wav"""
+HELP_FLAGS = ("-h", "--help")
 
 
 def engines_command(_args: argparse.Namespace) -> int:
@@ -54,14 +66,18 @@ def mcp_arguments(argv: list[str]) -> tuple[bool, str | None] | None:
 
 def mcp_command(argv: list[str]) -> int:
     """`assist mcp [--no-play] [--save-audio DIR]`: serve the watching tools on stdio."""
+    if any(argument in HELP_FLAGS for argument in argv):
+        print(MCP_HELP)
+        return 0
     parsed = mcp_arguments(argv)
     if parsed is None:
         print(MCP_USAGE, file=sys.stderr)
         return 2
+    from assist.mcp.process_exit import exit_at_once
     from assist.mcp.server.server import run
 
     no_play, save_audio = parsed
-    return run(no_play=no_play, save_audio=save_audio)
+    exit_at_once(run(no_play=no_play, save_audio=save_audio))
 
 
 def config_command(argv: list[str]) -> int:
@@ -73,7 +89,7 @@ def config_command(argv: list[str]) -> int:
 
 def replay_command(argv: list[str]) -> int:
     """`assist replay MEETING --into ROOT ...`: play a scripted meeting into a session folder."""
-    from assist.mcp.replay.replay import replay_command as run
+    from assist.mcp.replay.command import replay_command as run
 
     return run(argv)
 
@@ -139,6 +155,7 @@ def main(argv: list[str] | None = None) -> int:
     if arguments and arguments[0] in direct:
         return direct[arguments[0]](arguments[1:])
     parser = argparse.ArgumentParser(prog="assist", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"assist {version()}")
     commands = parser.add_subparsers(dest="command", required=True)
     commands.add_parser("engines", help="list voice engines and speech recognisers").set_defaults(
         run=engines_command

@@ -26,11 +26,12 @@ from pathlib import Path
 
 from assist.core import json_text, refusals
 from assist.core.engines import ALLOW_VARIABLE, BLOCK_VARIABLE, VoiceOptions
+from assist.core.files import LOCK_FILE
 from assist.core.recognisers import RecogniserOptions
 from assist.core.settings import describe
 from assist.core.tones import NEUTRAL
 from assist.mcp.commands.terminal_voice import Machine
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.speech.engine_choice import (
     MEMORY_TABLE_PLATFORM,
     choose_here,
@@ -48,7 +49,6 @@ from assist.mcp.speech.helper_command import (
 from assist.mcp.speech.recogniser_choice import describe_recognisers, recognisers
 from assist.mcp.speech.supervisor import READY_WITHIN_VARIABLE, VoiceFailure, ready_limit
 from assist.mcp.store.heartbeat import read_heartbeat
-from assist.mcp.store.lock import LOCK_NAME
 from assist.mcp.store.paths import sessions_root
 from assist.mcp.store.pids import fits_pid, is_alive
 
@@ -222,7 +222,7 @@ def listening(folder: Path, now: float) -> str:
 
 def lock_holder(folder: Path) -> str:
     """Who holds `speaking.lock`, read without touching it (taking over is the speaker's job)."""
-    path = folder / LOCK_NAME
+    path = folder / LOCK_FILE
     try:
         content = path.read_bytes()
     except FileNotFoundError:
@@ -247,7 +247,7 @@ def prepare(machine: Machine) -> int:
     with tempfile.TemporaryDirectory(prefix="assist-doctor-") as folder:
         voice = machine.voice(no_play=True, save_dir=folder)
         chosen = voice.engine
-        note(
+        log.warning(
             f"preparing the {chosen} voice; a first start may download and build for a while "
             f"(up to {voice.ready_within:g} s), and its progress shows here"
         )

@@ -27,14 +27,15 @@ from pathlib import Path
 import attrs
 from assist.core import refusals
 from assist.core.engines import ENGINE_PACKAGES
-from assist.core.settings import VoiceSettings
+from assist.core.files import LOCK_WAIT_S, REPLY_GLOB
+from assist.core.settings import VoiceSettings, engine_voice
 from assist.core.speech import Refusal, check_speech
 from assist.core.tones import NEUTRAL, TONES
 from assist.mcp.commands.terminal_voice import Machine
-from assist.mcp.diagnostics import note
-from assist.mcp.speech.helper_command import QWEN, plan_engines
+from assist.mcp.logs import log
+from assist.mcp.speech.helper_command import plan_engines
 from assist.mcp.speech.supervisor import VoiceFailure
-from assist.mcp.store.lock import DEFAULT_WAIT_S, LockBusy, SpeakingLock
+from assist.mcp.store.lock import LockBusy, SpeakingLock
 
 PROGRAM = "assist say"
 AUTO = "auto"
@@ -45,8 +46,6 @@ FAILED = 1
 """Exit status when the line could not be said or saved."""
 INTERRUPTED = 130
 """Exit status after Ctrl-C, as a shell reports a process ended by SIGINT."""
-LOCK_WAIT_S = DEFAULT_WAIT_S
-"""How long a line waits for another voice to finish, as `speak` does (5 s)."""
 
 
 def say_command(argv: list[str]) -> int:
@@ -108,19 +107,14 @@ def engine_override(machine: Machine, engine: str | None) -> VoiceSettings:
     planned = plan_engines(voice, machine.registry, cache_root=str(machine.cache_root)).engine
     if engine == planned:
         return attrs.evolve(voice, engine=engine)
-    kept_style = engine == QWEN  # as for a fallback: only qwen3-tts takes the style along
-    left_out = [name for name in ("speaker", "style") if getattr(voice, name)]
-    if kept_style and "style" in left_out:
-        left_out.remove("style")
+    taken = engine_voice(voice, engine, stand_in=True)  # as a fallback would take them
+    left_out = [
+        name for name in ("speaker", "style") if getattr(voice, name) and not getattr(taken, name)
+    ]
     if left_out:
         named = " and ".join(f"voice.{name}" for name in left_out)
-        note(f"--engine {engine} leaves out {named}, set for the {planned} voice")
-    return attrs.evolve(
-        voice,
-        engine=engine,
-        speaker=None,
-        style=voice.style if kept_style else None,
-    )
+        log.warning(f"--engine {engine} leaves out {named}, set for the {planned} voice")
+    return attrs.evolve(voice, engine=engine, speaker=taken.speaker, style=taken.style)
 
 
 def speak(
@@ -167,7 +161,7 @@ def speak(
 
 def keep_wav(folder: Path, save: Path) -> bool:
     """Move the helper's WAV of the line to `save`; False after printing why it could not."""
-    written = sorted(folder.glob("reply-*.wav"), key=lambda path: path.stat().st_mtime_ns)
+    written = sorted(folder.glob(REPLY_GLOB), key=lambda path: path.stat().st_mtime_ns)
     if not written:
         print(f"{PROGRAM}: the voice helper wrote no WAV, so nothing was saved", file=sys.stderr)
         return False

@@ -14,9 +14,8 @@ from pathlib import Path
 
 from assist.core.engines import VOICES, EngineSpec
 from assist.core.plugins import Registry
-from assist.core.settings import Settings
+from assist.core.settings import Settings, VoiceChoices
 from assist.mcp.speech.engine_choice import load_plugins
-from assist.mcp.speech.helper_command import VoiceChoices
 from assist.mcp.speech.supervisor import Voice
 from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.paths import ConfigLocation, config_path, voice_cache_root

@@ -140,7 +140,7 @@ class Plan:
         return [
             sys.executable,
             "-m",
-            "assist.mcp.replay.replay",
+            "assist.mcp.replay.command",
             self.meeting_spec,
             "--into",
             str(self.sessions),
@@ -340,9 +340,9 @@ async def run_external(
     async def show_remarks() -> None:
         shown = 0
         while agent.returncode is None:
-            remarks = [e for e in read_log(session) if e.get("event") == "spoke"]
+            remarks = [e for e in read_log(session) if e.name == "spoke"]
             for event in remarks[shown:]:
-                live.note(f"{NAME} says: {event.get('text')}")
+                live.note(f"{NAME} says: {event.text}")
             shown = len(remarks)
             await anyio.sleep(0.25)
 
@@ -377,7 +377,7 @@ async def run_external(
 
 
 def _joined(session: Path) -> bool:
-    return any(event.get("event") == "joined" for event in read_log(session))
+    return any(event.name == "joined" for event in read_log(session))
 
 
 def _stop(process: Process) -> None:

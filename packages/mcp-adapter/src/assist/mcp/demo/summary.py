@@ -21,67 +21,61 @@ Times are wall-clock seconds, measured, never scaled by `--speed`:
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 from assist.core.echo import is_echo
-from assist.core.meeting_log import parse_time
+from assist.core.files import LOG_FILE, REPLY_WAV
+from assist.core.meeting_log import LogEvent, read_events
 from assist.core.scoring import Limits, Utterance, limits_held
 from assist.core.testing import word_error_rate
 from assist.mcp.demo.agent import AgentRecord
 from assist.mcp.demo.policy import spoken_text
-from assist.mcp.replay.echo_feeder import REPLY_WAV
 from assist.mcp.replay.meeting_files import Meeting
 
 
-def read_log(session_dir: Path) -> list[dict[str, Any]]:
+def read_log(session_dir: Path) -> list[LogEvent]:
     """The meeting's `assistant.jsonl` events with a readable `at`, in order."""
     try:
-        text = (session_dir / "assistant.jsonl").read_text(encoding="utf-8")
+        text = (session_dir / LOG_FILE).read_text(encoding="utf-8")
     except OSError:
         return []
-    events = []
-    for line in text.split("\n"):
-        try:
-            event = json.loads(line)
-        except ValueError:
-            continue
-        at = parse_time(event.get("at")) if isinstance(event, dict) else None
-        if at is not None:
-            events.append({**event, "_at": at.timestamp()})
-    return events
+    return [event for event in read_events(text) if event.at is not None]
 
 
-def remarks_from_log(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _seconds(event: LogEvent) -> float:
+    assert event.at is not None
+    return event.at.timestamp()
+
+
+def remarks_from_log(events: list[LogEvent]) -> list[dict[str, Any]]:
     """Each utterance: text, start, first sound, end, audio length, whether it played."""
     remarks: list[dict[str, Any]] = []
-    by_id: dict[str, dict[str, Any]] = {}
+    by_id: dict[str | None, dict[str, Any]] = {}
     for event in events:
-        name = event.get("event")
-        if name == "speaking":
+        if event.name == "speaking":
             remark = {
-                "text": event.get("text"),
-                "emotion": event.get("emotion"),
-                "started": event["_at"],
+                "text": event.text,
+                "emotion": event.emotion,
+                "started": _seconds(event),
                 "first_sound": None,
                 "ended": None,
                 "audio_s": None,
                 "played": False,
             }
             remarks.append(remark)
-            by_id[str(event.get("utterance"))] = remark
-        elif name in ("spoke", "error") and event.get("stage", "voice") == "voice":
-            closed = by_id.get(str(event.get("utterance")))
+            by_id[event.utterance] = remark
+        elif event.closes_utterance:
+            closed = by_id.get(event.utterance)
             if closed is None:
                 continue
-            closed["ended"] = event["_at"]
-            if name == "spoke":
+            closed["ended"] = _seconds(event)
+            if event.name == "spoke":
                 closed["played"] = True
-                closed["audio_s"] = event.get("audio_s")
-                first = event.get("first_audio_ms")
+                closed["audio_s"] = event.audio_s
+                first = event.first_audio_ms
                 closed["first_sound"] = (
-                    closed["started"] + first / 1000 if isinstance(first, int) else event["_at"]
+                    closed["started"] + first / 1000 if first is not None else _seconds(event)
                 )
     return remarks
 
@@ -184,12 +178,12 @@ def recognisable(echo: dict[str, Any]) -> bool:
     return is_echo(said, [heard]) if echo["of"] == "notice" else is_echo(heard, [said])
 
 
-def _notice(log: list[dict[str, Any]]) -> tuple[bool, bool]:
+def _notice(log: list[LogEvent]) -> tuple[bool, bool]:
     """(the notice came before anything else was said, the notice was said)."""
-    names = [event.get("event") for event in log]
+    names = [event.name for event in log]
     if "joined" not in names:
         return False, False
-    failed = any(event.get("event") == "error" and event.get("stage") == "notice" for event in log)
+    failed = any(event.failed_notice for event in log)
     first_joined = names.index("joined")
     first_speaking = names.index("speaking") if "speaking" in names else len(names)
     return first_joined < first_speaking and not failed, not failed
@@ -246,11 +240,11 @@ def _remark_view(
     return view
 
 
-def _notice_view(log: list[dict[str, Any]], echoes: list[dict[str, Any]]) -> dict[str, Any] | None:
-    joined = next((event for event in log if event.get("event") == "joined"), None)
+def _notice_view(log: list[LogEvent], echoes: list[dict[str, Any]]) -> dict[str, Any] | None:
+    joined = next((event for event in log if event.name == "joined"), None)
     if joined is None:
         return None
-    return {"text": joined.get("notice"), **_heard(joined.get("notice") or "", echoes)}
+    return {"text": joined.notice, **_heard(joined.notice or "", echoes)}
 
 
 def _heard(text: str, echoes: list[dict[str, Any]]) -> dict[str, Any]:

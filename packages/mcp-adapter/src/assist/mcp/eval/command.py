@@ -210,7 +210,7 @@ def _run_all(
                     continue
                 result = measure(plan, run, number)
                 results.append(result)
-                progress.print(_progress_line(result), highlight=False)
+                progress.print(_progress_line(result), highlight=False, soft_wrap=True)
     return results, failures
 
 

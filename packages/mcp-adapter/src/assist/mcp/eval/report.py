@@ -3,8 +3,9 @@
 The picture is plain SVG written here, embedded in the HTML (no plotting library in the
 server's distribution). Time runs left to right in wall-clock seconds of the run; each person
 has a track of their own with their lines as bars, the assistant's track is at the bottom.
-Behind everything, the labelled stretches are shaded: quiet ones blue, each answer's window
-green from its line (dashed) to `within_s` later. The assistant's utterances are coloured by
+Behind everything, the quiet stretches are shaded blue across every track; each answer's
+window is a green band on the assistant's track from its line (dashed, across every track) to
+`within_s` later. The assistant's utterances are coloured by
 their verdict (an answer green, false speech red, any other grey), with a dark tick at the
 first sound; an arrow from each answered line to the first sound carries the latency, and an
 answer label nobody met is marked "missed" in red. Hovering a bar shows its words.
@@ -70,10 +71,10 @@ def timeline_svg(result: MeetingResult) -> str:
         _text(LEFT, 20, _headline(result), size=14, weight="bold"),
         *_legend(LEFT, 42),
     ]
-    for region in ("quiet", "answer"):  # answer windows overlap quiet stretches: on top
+    for region in ("quiet", "answer"):  # an answer's band goes over the quiet after its line
         for stretch in result.scored.stretches:
             if stretch.region == region:
-                parts.append(_shade(stretch, x, span, bottom))
+                parts.append(_shade(stretch, x, span, bottom, row_y(NAME)))
     for number, track in enumerate(tracks):
         y = row_y(track)
         if number % 2:
@@ -129,10 +130,9 @@ def timeline_svg(result: MeetingResult) -> str:
         )
         parts.append(
             _text(
-                (start + end) / 2,
+                start + 4,
                 arrow_y - 4,
                 f"{answer.latency_s:.1f} s",
-                anchor="middle",
                 size=11,
                 weight="bold",
                 fill=COLOURS["answer_edge"],
@@ -215,7 +215,11 @@ def _legend(left: float, y: float) -> list[str]:
     return parts
 
 
-def _shade(stretch: Stretch, x: Callable[[float], float], span: float, bottom: float) -> str:
+def _shade(
+    stretch: Stretch, x: Callable[[float], float], span: float, bottom: float, own_row: float
+) -> str:
+    """A quiet stretch shades every track; an answer window, which overlaps the stretches
+    after its line, is a band on the assistant's track with a dashed line at its line."""
     start = max(stretch.start, 0.0)
     end = span if stretch.end is None else min(stretch.end, span)
     if end <= start or stretch.region == "free":
@@ -227,8 +231,8 @@ def _shade(stretch: Stretch, x: Callable[[float], float], span: float, bottom: f
         )
     edge = COLOURS["answer_edge"]
     return (
-        f'<rect x="{x(start):.1f}" y="{TOP}" width="{x(end) - x(start):.1f}" '
-        f'height="{bottom - TOP}" fill="{COLOURS["answer_window"]}" fill-opacity="0.8"/>'
+        f'<rect x="{x(start):.1f}" y="{own_row:.1f}" width="{x(end) - x(start):.1f}" '
+        f'height="{ROW_H}" fill="{COLOURS["answer_window"]}"/>'
         f'<line x1="{x(start):.1f}" y1="{TOP}" x2="{x(start):.1f}" y2="{bottom}" '
         f'stroke="{edge}" stroke-width="1.5" stroke-dasharray="4 3"/>'
     )

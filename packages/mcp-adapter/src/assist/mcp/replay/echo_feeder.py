@@ -26,17 +26,15 @@ files, and the feeder then echoes what it can and never a line twice.
 
 from __future__ import annotations
 
-import re
 import wave
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ProcessPoolExecutor
 from multiprocessing import get_context
 from pathlib import Path
-from typing import Any
 
 import attrs
-from assist.core import json_text
-from assist.core.meeting_log import parse_time
+from assist.core.files import LOG_FILE, REPLY_WAV
+from assist.core.meeting_log import LogEvent, read_events
 
 MODES: tuple[str, ...] = ("exact", "asr")
 ECHO_DELAY_S = 3.0
@@ -48,7 +46,6 @@ minute, a calm speaking voice)."""
 WAV_WAIT_S = 15.0
 """In `asr` mode, how long past a line's end its WAV may take to appear before the line is
 given up (the helper writes it before it reports the line done, so it is normally there)."""
-REPLY_WAV = re.compile(r"reply-(.+)\.wav")
 
 
 @attrs.frozen
@@ -98,7 +95,7 @@ class EchoFeeder:
             raise ValueError("asr echoes need the voice's save folder and a recogniser")
         self.mode = mode
         self.delay_s = delay_s
-        self.log = session_dir / "assistant.jsonl"
+        self.log = session_dir / LOG_FILE
         self.audio_dir = audio_dir
         self.given_up: list[str] = []
         self._transcribe = transcribe
@@ -141,7 +138,8 @@ class EchoFeeder:
 
     # The log --------------------------------------------------------------------------
 
-    def _new_events(self) -> list[dict[str, Any]]:
+    def _new_events(self) -> list[LogEvent]:
+        """The events appended since the last look that have a time (read by the core)."""
         try:
             with open(self.log, "rb") as file:
                 file.seek(self._offset)
@@ -150,42 +148,34 @@ class EchoFeeder:
             return []
         complete = data[: data.rfind(b"\n") + 1]
         self._offset += len(complete)
-        events = []
-        for raw in complete.split(b"\n"):
-            try:
-                event = json_text.parse(raw.decode("utf-8", errors="replace"))
-            except json_text.Unreadable:
-                continue
-            if isinstance(event, dict) and parse_time(event.get("at")) is not None:
-                events.append(event)
-        return events
+        events = read_events(complete.decode("utf-8", errors="replace"))
+        return [event for event in events if event.at is not None]
 
-    def _take(self, event: dict[str, Any]) -> None:
-        at = _seconds(event["at"])
-        name, text = event.get("event"), event.get("text")
-        if name == "joined" and isinstance(event.get("notice"), str):
-            self._spoken.append(_Spoken("notice", event["notice"], at))
-        elif name == "error" and event.get("stage") == "notice":
+    def _take(self, event: LogEvent) -> None:
+        assert event.at is not None
+        at, text = event.at.timestamp(), event.text
+        if event.name == "joined" and event.notice is not None:
+            self._spoken.append(_Spoken("notice", event.notice, at))
+        elif event.failed_notice:
             for spoken in reversed(self._spoken):
                 if spoken.kind == "notice" and spoken.ended is None:
                     spoken.dropped = True  # the notice never reached the room
                     break
-        elif name == "speaking" and isinstance(text, str):
-            self._spoken.append(_Spoken("remark", text, at, utterance=event.get("utterance")))
-        elif name in ("spoke", "error") and isinstance(text, str):
-            closed = self._open_remark(event.get("utterance"), text)
+        elif event.name == "speaking" and text is not None:
+            self._spoken.append(_Spoken("remark", text, at, utterance=event.utterance))
+        elif event.closes_utterance and text is not None:
+            closed = self._open_remark(event.utterance, text)
             if closed is None:  # a log without `speaking` events (Ambient's)
                 closed = _Spoken("remark", text, at)
                 self._spoken.append(closed)
-            if name == "error":
+            if event.name == "error":
                 closed.dropped = True  # the voice broke down: nothing reached the room
                 return
             closed.ended = at
-            audio_s = event.get("audio_s")
-            if isinstance(audio_s, int | float) and not isinstance(audio_s, bool):
-                closed.audio_s = closed.audio_s or float(audio_s)
+            if event.audio_s is not None:
+                closed.audio_s = closed.audio_s or event.audio_s
 
-    def _open_remark(self, utterance: object, text: str) -> _Spoken | None:
+    def _open_remark(self, utterance: str | None, text: str) -> _Spoken | None:
         for spoken in reversed(self._spoken):
             if spoken.kind != "remark" or spoken.ended is not None or spoken.dropped:
                 continue
@@ -259,12 +249,6 @@ def warm_up() -> None:
     from assist.core.testing import transcribe
 
     transcribe([0.0] * 1600, 16_000)
-
-
-def _seconds(at: str) -> float:
-    parsed = parse_time(at)
-    assert parsed is not None
-    return parsed.timestamp()
 
 
 def _wav_order(name: str) -> tuple[int, int, str]:

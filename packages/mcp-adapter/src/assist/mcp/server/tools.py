@@ -3,7 +3,8 @@
 The input schemas are written out here, not generated from function signatures, so they are
 exactly those of behaviour 3.3-3.7 and 14.1 (the watching tools read their arguments
 leniently, which a generated schema plus validation would not allow). Descriptions come from
-`assist.core.refusals` and `assist.core.prompt`, where every agent-facing text lives.
+`assist.core.descriptions`, `refusals`, `hints` and `prompt`, where every agent-facing text
+lives.
 
 Results (3.2): always one text block and `isError`. A JSON value is written compactly with
 non-ASCII kept; a refusal is plain text. `structuredContent` is not sent: clients that show the
@@ -16,7 +17,7 @@ import json
 from typing import Any
 
 import mcp_types as types
-from assist.core import prompt, refusals
+from assist.core import descriptions, prompt
 from assist.core.tones import TONES
 
 SESSION_TOOLS = ("sessions", "transcript", "status")
@@ -29,7 +30,7 @@ EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
 
 def _property(tool: str, name: str, **schema: Any) -> dict[str, Any]:
-    return {**schema, "description": refusals.PROPERTY_DESCRIPTIONS[tool][name]}
+    return {**schema, "description": descriptions.PROPERTY_DESCRIPTIONS[tool][name]}
 
 
 SCHEMAS: dict[str, dict[str, Any]] = {
@@ -84,7 +85,7 @@ def tool_list() -> list[types.Tool]:
     return [
         types.Tool(
             name=name,
-            description=refusals.TOOL_DESCRIPTIONS[name],
+            description=descriptions.TOOL_DESCRIPTIONS[name],
             input_schema=SCHEMAS[name],
             annotations=READ_ONLY if name in SESSION_TOOLS else None,
         )

@@ -14,43 +14,25 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
 
 from assist.core.engines import ENGINE_PACKAGES, EngineSpec, VoiceOptions, choose_fallback
+from assist.core.files import VOICE_JSON
 from assist.core.plugins import Registry
+from assist.core.settings import (
+    DESIGNED_VOICE_ENGINE,
+    VoiceChoices,
+    engine_voice,
+    helper_reference,
+    reference_candidates,
+)
 from assist.mcp.speech.engine_choice import choose_here
 
 PROGRAM = "assist-voice"
 """The helper's console script, looked for beside the running interpreter."""
 MODULE = "assist.mcp.voice.helper"
 """The helper's module, run with `-m` when the console script is not installed there."""
-QWEN = "qwen3-tts"
-"""The only engine that takes a style for a fallback, a reference, a description and a cue."""
 QWEN_PACKAGE = "assist.voice.qwen3"
 """The package whose `voices` folder may ship designed voices for a relative reference."""
-VOICE_FILE = "voice.json"
-"""A designed-voice folder holds this file; the first candidate holding it wins."""
-
-
-class VoiceChoices(Protocol):
-    """The `voice` settings this module reads (`assist.core.settings.VoiceSettings` fits)."""
-
-    @property
-    def engine(self) -> str | None: ...
-    @property
-    def speaker(self) -> str | None: ...
-    @property
-    def style(self) -> str | None: ...
-    @property
-    def description(self) -> str | None: ...
-    @property
-    def cue(self) -> str | None: ...
-    @property
-    def reference(self) -> str | None: ...
-    @property
-    def helper_dir(self) -> str | None: ...
-    @property
-    def fallback(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -76,7 +58,7 @@ def engine_packages(platform: str = sys.platform) -> list[str]:
     return [
         package
         for engine, package in ENGINE_PACKAGES.items()
-        if engine != QWEN or platform == "darwin"
+        if engine != DESIGNED_VOICE_ENGINE or platform == "darwin"
     ]
 
 
@@ -116,27 +98,23 @@ def helper_arguments(
     no_play: bool = False,
     save_dir: str | os.PathLike[str] | None = None,
 ) -> list[str]:
-    """The helper's arguments in the order of behaviour 9.2.
-
-    A fallback engine gets neither the chosen engine's speaker (voice names belong to one
-    engine; another engine would refuse to load with it) nor, unless it is qwen3-tts, the
-    style, reference, description or cue.
-    """
+    """The helper's arguments in the order of behaviour 9.2, with what of the settings the
+    engine takes (`assist.core.settings.engine_voice`: a fallback is a stand-in)."""
+    taken = engine_voice(voice, engine, stand_in=fallback)
     arguments = ["--engine", engine]
-    if voice.speaker and not fallback:
-        arguments += ["--voice", voice.speaker]
-    if voice.style and (engine == QWEN or not fallback):
-        arguments += ["--style", voice.style]
-    if engine == QWEN:
-        if voice.reference:
-            reference = resolve_reference(
-                voice.reference, helper_dir=voice.helper_dir, config_dir=config_dir
-            )
-            arguments += ["--reference", reference]
-        elif voice.description:
-            arguments += ["--description", voice.description]
-            if voice.cue:
-                arguments += ["--cue", voice.cue]
+    if taken.speaker:
+        arguments += ["--voice", taken.speaker]
+    if taken.style:
+        arguments += ["--style", taken.style]
+    if taken.reference:
+        reference = resolve_reference(
+            taken.reference, helper_dir=voice.helper_dir, config_dir=config_dir
+        )
+        arguments += ["--reference", reference]
+    elif taken.description:
+        arguments += ["--description", taken.description]
+        if taken.cue:
+            arguments += ["--cue", taken.cue]
     if no_play:
         arguments.append("--no-play")
     if save_dir is not None:
@@ -151,24 +129,17 @@ def resolve_reference(
     config_dir: Path | None,
     shipped: Path | None = None,
 ) -> str:
-    """A designed-voice folder as the helper should get it (behaviour 2.3).
-
-    An absolute path stays. A relative one is looked for under `helper_dir`, then the voices
-    folder shipped with qwen3-tts, then the config file's folder; the first holding
-    `voice.json` wins. When none does, the last candidate is given, so the helper's error
-    names a real place.
-    """
-    path = Path(reference).expanduser()
-    if path.is_absolute():
-        return str(path)
+    """A designed-voice folder as the helper should get it (behaviour 2.3), by the core's
+    rule (`assist.core.settings.reference_candidates`): a relative `helper_dir` is taken
+    from the config file's folder; `~` is expanded here first."""
     shipped = shipped if shipped is not None else shipped_voices()
-    bases = [Path(helper_dir).expanduser()] if helper_dir else []
-    bases += [base for base in (shipped, config_dir) if base is not None]
-    candidates = [base / path for base in bases]
-    for candidate in candidates:
-        if (candidate / VOICE_FILE).is_file():
-            return str(candidate)
-    return str(candidates[-1]) if candidates else reference
+    candidates = reference_candidates(
+        os.path.expanduser(reference),
+        os.path.expanduser(helper_dir) if helper_dir else None,
+        str(shipped) if shipped is not None else None,
+        str(config_dir) if config_dir is not None else None,
+    )
+    return helper_reference(candidates, lambda folder: (Path(folder) / VOICE_JSON).is_file())
 
 
 def shipped_voices() -> Path | None:

@@ -27,6 +27,7 @@ import ctypes
 import functools
 import os
 import queue
+import shlex
 import signal
 import subprocess
 import sys
@@ -37,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
+from assist.core.files import READY_WITHIN_S, SAY_WITHIN_S
 from assist.core.protocol import (
     Done,
     Error,
@@ -49,13 +51,8 @@ from assist.core.protocol import (
     decode_event,
     encode,
 )
+from assist.mcp.logs import log
 
-READY_WITHIN_S = 1800.0
-"""Longest wait for `ready`: a first run downloads the models, and designing a voice also
-downloads the 1.7B model."""
-SAY_WITHIN_S = 120.0
-"""Longest wait for a line's last event after sending it: the hang timeout. One to three short
-sentences never take this long on a working engine."""
 QUIT_WITHIN_S = 3.0
 """Time a helper gets after `quit` to close its player and exit before it is killed."""
 QUIT_POLL_S = 0.02
@@ -375,6 +372,7 @@ def _kill_process(process: subprocess.Popen[bytes]) -> None:
 
 
 def _spawn(command: list[str]) -> subprocess.Popen[bytes]:
+    log.debug(f"starting the voice helper: {shlex.join(command)}")
     options: dict[str, Any] = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE}
     if sys.platform == "win32":
         options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP

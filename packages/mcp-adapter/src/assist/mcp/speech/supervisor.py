@@ -1,11 +1,10 @@
 """The server's voice for one watch: which helper runs, and what a failure leads to.
 
 Behaviour 9.4. A `Voice` starts its helper on demand, speaks one line at a time, restarts a
-helper that crashed and asks it once more, kills one that hangs, counts consecutive failures,
-switches once to the fallback engine, and gives speech up for the rest of the watch when the
-fallback fails too. An engine error from a helper that is still running is passed on without
-counting: the helper is healthy, only that line could not be said. The process itself is
-`helper_process`; the engine and command line are `helper_command`.
+helper that crashed and asks it once more, and kills one that hangs. What each failure leads to
+(counting, the one switch to the fallback engine, giving speech up for the rest of the watch) is
+`assist.core.supervision`'s table; this module tells it what happened and does what it says.
+The process itself is `helper_process`; the engine and command line are `helper_command`.
 
 This runs in the MCP server, which never imports numpy or an engine: only the standard
 library and `assist.core` are used here.
@@ -22,18 +21,19 @@ import math
 import os
 import threading
 from collections.abc import Mapping, Sequence
-from itertools import groupby
 from pathlib import Path
 
 from assist.core import refusals
 from assist.core.engines import VOICES, EngineSpec
+from assist.core.files import READY_WITHIN_S, SAY_WITHIN_S
 from assist.core.plugins import Registry
+from assist.core.settings import VoiceChoices
+from assist.core.supervision import MAX_FAILURES, Next, Outcome, VoiceState, step, streak_text
 from assist.core.tones import NEUTRAL
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.speech.engine_choice import load_plugins
 from assist.mcp.speech.helper_command import (
     EnginePlan,
-    VoiceChoices,
     engine_packages,
     helper_arguments,
     helper_program,
@@ -42,8 +42,6 @@ from assist.mcp.speech.helper_command import (
 )
 from assist.mcp.speech.helper_process import (
     QUIT_WITHIN_S,
-    READY_WITHIN_S,
-    SAY_WITHIN_S,
     HelperError,
     HelperProcess,
     SayResult,
@@ -51,7 +49,6 @@ from assist.mcp.speech.helper_process import (
 )
 
 __all__ = [
-    "MAX_FAILURES",
     "QUIT_WITHIN_S",
     "READY_WITHIN_VARIABLE",
     "SayResult",
@@ -61,9 +58,6 @@ __all__ = [
     "ready_limit",
 ]
 
-MAX_FAILURES = 3
-"""Consecutive helper failures after which an engine is abandoned for the watch: one failure
-can be bad luck, three in a row is a broken voice."""
 READY_WITHIN_VARIABLE = "ASSIST_VOICE_READY_WITHIN"
 """Seconds a helper gets to send `ready`; unset or empty means `READY_WITHIN_S` (1800)."""
 
@@ -84,7 +78,7 @@ def _seconds_or_default(value: str) -> float:
         seconds = math.nan
     if math.isfinite(seconds) and seconds > 0:
         return seconds
-    note(
+    log.warning(
         f"{READY_WITHIN_VARIABLE}={value!r} is not a positive number of seconds, so a voice "
         f"helper gets the usual {READY_WITHIN_S:g} s to start; set it to, say, 600 or unset it"
     )
@@ -139,15 +133,15 @@ class Voice:
         )
         self._ready_within = ready_limit(environ) if ready_within is None else ready_within
         self._say_within = say_within
-        self._max_failures = max_failures
 
         self._lock = threading.Lock()  # guards everything below; never held while waiting
         self._speaking = threading.Lock()  # one line at a time
-        self._engine = self._plan.engine
-        self._switched = False
+        self._state: VoiceState | None = None  # None: no engine can run here
+        if self._plan.engine is not None:
+            self._state = VoiceState(
+                self._plan.engine, self._plan.fallback, max_failures=max_failures
+            )
         self._helper: HelperProcess | None = None
-        self._failures = 0
-        self._streak: list[str] = []  # the engine of each failure since the last success
         self._given_up: str | None = None
         self._closed = False
         self._in_line = False
@@ -157,7 +151,7 @@ class Voice:
     @property
     def engine(self) -> str | None:
         """The engine speaking now (the fallback after a switch); None if none can run here."""
-        return self._engine
+        return self._state.engine if self._state is not None else None
 
     @property
     def fallback(self) -> str | None:
@@ -177,7 +171,7 @@ class Voice:
     @property
     def failures(self) -> int:
         """Consecutive failures of the current engine."""
-        return self._failures
+        return self._state.failures if self._state is not None else 0
 
     @property
     def given_up(self) -> bool:
@@ -253,8 +247,7 @@ class Voice:
             request_id = helper.send_say(text, emotion)
         result = helper.wait_say(request_id, self._say_within)
         with self._lock:
-            self._failures = 0
-            self._streak.clear()
+            self._decide(Outcome.SPOKE, ())
         return result
 
     def _after_failed_line(
@@ -262,19 +255,24 @@ class Voice:
     ) -> None:
         """Decide what a failed line means; returns only when the line should be asked once
         more of a fresh helper (the first crash), else raises VoiceFailure."""
-        if not error.timed_out and helper.running:
-            raise VoiceFailure(*error.chain) from None  # an engine error: the helper is fine
+        if not error.timed_out and helper.running:  # an engine error: the helper is fine
+            with self._lock:
+                self._decide(Outcome.ENGINE_ERROR, error.chain)
+            raise VoiceFailure(*error.chain) from None
         helper.kill()
         chain = error.chain
         if not (error.timed_out or retry or self._closed):
-            note(f"{error}; starting a fresh voice helper and asking once more")
+            log.warning(f"{error}; starting a fresh voice helper and asking once more")
         if retry:
             chain = ("asked once more after a crash, the voice failed again", *chain)
         with self._lock:
             if self._closed:
                 raise VoiceFailure(_closed_text(), *chain) from None
-            self._count(chain)
-            if error.timed_out or retry:
+            if error.timed_out:
+                outcome = Outcome.HUNG
+            else:
+                outcome = Outcome.CRASHED_AGAIN if retry else Outcome.CRASHED
+            if self._decide(outcome, chain) is not Next.RETRY:
                 raise VoiceFailure(*chain) from None
 
     def _running_helper(self) -> HelperProcess:
@@ -288,11 +286,13 @@ class Voice:
                     return self._helper
                 if self._helper is not None:
                     self._helper.kill()  # it ended between lines; reap it and start afresh
-                    note(f"the {self._helper.engine} voice helper had exited; starting a fresh one")
+                    log.warning(
+                        f"the {self._helper.engine} voice helper had exited; starting a fresh one"
+                    )
                     self._helper = None
-                engine = self._engine
-                if engine is None:
+                if self._state is None:
                     raise VoiceFailure(refusals.no_voice_engine(engine_packages()))
+                engine = self._state.engine
                 try:
                     helper = self._launch(engine)
                 except HelperError as error:
@@ -312,9 +312,8 @@ class Voice:
             with self._lock:
                 if self._closed:
                     raise VoiceFailure(_closed_text(), *chain) from None
-                self._count(chain, failed_start=True)
-                if self._engine == engine:  # no switch: this call cannot go on
-                    raise VoiceFailure(*chain) from None
+                if self._decide(Outcome.FAILED_START, chain) is not Next.RETRY:
+                    raise VoiceFailure(*chain) from None  # no switch: this call cannot go on
             replaced = chain
 
     def _launch(self, engine: str) -> HelperProcess:
@@ -325,35 +324,29 @@ class Voice:
         arguments = helper_arguments(
             engine,
             self._settings,
-            fallback=self._switched,
+            fallback=self._state is not None and self._state.switched,
             config_dir=self._config_dir,
             no_play=self._no_play,
             save_dir=self._save_dir,
         )
         return HelperProcess([*self._program, *arguments], engine)
 
-    def _count(self, chain: tuple[str, ...], *, failed_start: bool = False) -> None:
-        """Count one failure (lock held): switch to the fallback when the chosen engine fails
-        to start or fails three times in a row; give up when the fallback does too."""
-        engine = self._engine
-        assert engine is not None
-        self._failures += 1
-        self._streak.append(engine)
-        fallback = self._plan.fallback
-        if (failed_start or self._failures >= self._max_failures) and (
-            fallback is not None and not self._switched
-        ):
-            note(
-                f"the {engine} voice failed ({': '.join(chain)}); "
-                f"switching to the {fallback} voice for the rest of this watch"
+    def _decide(self, outcome: Outcome, chain: tuple[str, ...]) -> Next:
+        """Apply `outcome` to the state (lock held) and note a switch; raises VoiceFailure when
+        speech is given up, else returns what to do next."""
+        assert self._state is not None
+        done = step(self._state, outcome)
+        failed, self._state = self._state.engine, done.state
+        if done.switched_to is not None:
+            log.warning(
+                f"the {failed} voice failed ({': '.join(chain)}); "
+                f"switching to the {done.switched_to} voice for the rest of this watch"
             )
-            self._engine = fallback
-            self._switched = True
-            self._failures = 0
-        elif self._failures >= self._max_failures:
-            self._given_up = refusals.gave_up(len(self._streak))
-            note(f"{self._given_up} ({_runs(self._streak)})")
+        if done.next is Next.GIVE_UP:
+            self._given_up = refusals.gave_up(len(done.state.streak))
+            log.warning(f"{self._given_up} ({streak_text(done.state.streak)})")
             raise VoiceFailure(*chain, self._given_up, given_up=True)
+        return done.next
 
     def _refuse_if_over(self) -> None:
         if self._closed:
@@ -364,8 +357,3 @@ class Voice:
 
 def _closed_text() -> str:
     return "the voice was closed because the watch ended; start a new watch to speak again"
-
-
-def _runs(streak: Sequence[str]) -> str:
-    """The failures of a streak by engine, such as "3 with kokoro, then 3 with espeak"."""
-    return ", then ".join(f"{len(list(group))} with {engine}" for engine, group in groupby(streak))

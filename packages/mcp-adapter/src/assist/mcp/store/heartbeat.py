@@ -21,10 +21,10 @@ from pathlib import Path
 
 import attrs
 from assist.core import json_text
-from assist.mcp.diagnostics import note
+from assist.core.files import HEARTBEAT_FILE
+from assist.mcp.logs import log
 from assist.mcp.store.pids import fits_pid, is_alive
 
-HEARTBEAT_NAME = "assistant.json"
 BEAT_S = 2.0
 """The beat thread rewrites the file this often while a meeting is held."""
 LAPSE_S = 180.0
@@ -59,7 +59,7 @@ def read_heartbeat(folder: Path, now: float) -> HeartbeatView | None:
     `now - updated_at <= 10`; the state defaults to `listening`.
     """
     try:
-        beat = json_text.parse_bytes((folder / HEARTBEAT_NAME).read_bytes())
+        beat = json_text.parse_bytes((folder / HEARTBEAT_FILE).read_bytes())
     except (OSError, json_text.Unreadable):
         return None
     if not isinstance(beat, dict):
@@ -85,8 +85,8 @@ class Heartbeat:
     def __init__(self, folder: Path, pid: int | None = None) -> None:
         self.folder = folder
         self.pid = os.getpid() if pid is None else pid
-        self.path = folder / HEARTBEAT_NAME
-        self._temp = folder / f"{HEARTBEAT_NAME}.{self.pid}.tmp"
+        self.path = folder / HEARTBEAT_FILE
+        self._temp = folder / f"{HEARTBEAT_FILE}.{self.pid}.tmp"
         self._writing = threading.Lock()
 
     def write(self, session: str, state: str, now: float | None = None) -> bool:
@@ -101,7 +101,7 @@ class Heartbeat:
                 os.replace(self._temp, self.path)
             except OSError as error:
                 self._temp.unlink(missing_ok=True)
-                note(f"could not write the heartbeat {self.path} ({error})")
+                log.warning(f"could not write the heartbeat {self.path} ({error})")
                 return False
         return True
 
@@ -113,7 +113,7 @@ class Heartbeat:
             except OSError:
                 return False
             except json_text.Unreadable as error:
-                note(f"left the heartbeat {self.path} alone: it cannot be read ({error})")
+                log.warning(f"left the heartbeat {self.path} alone: it cannot be read ({error})")
                 return False
             if not isinstance(beat, dict) or beat.get("pid") != self.pid:
                 return False
@@ -122,7 +122,7 @@ class Heartbeat:
             except FileNotFoundError:
                 return False
             except OSError as error:
-                note(f"could not remove the heartbeat {self.path} ({error})")
+                log.warning(f"could not remove the heartbeat {self.path} ({error})")
                 return False
         return True
 
@@ -174,4 +174,6 @@ class Beat:
             try:
                 self.beat()
             except Exception as error:  # a failing callback must not end the claim silently
-                note(f"the heartbeat beat failed ({error!r}); trying again in {self.interval} s")
+                log.warning(
+                    f"the heartbeat beat failed ({error!r}); trying again in {self.interval} s"
+                )

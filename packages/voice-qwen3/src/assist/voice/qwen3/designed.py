@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
+from assist.core.files import VOICE_JSON
 from assist.core.settings import reference_candidates, reference_not_found, resolve_reference
 from assist.voice.qwen3.keys import DESIGN_MODEL, REFERENCE_TEXT, SEED, design_key
 
@@ -29,7 +30,6 @@ if TYPE_CHECKING:
     Designer = Callable[[str], tuple[np.ndarray, int]]
     """Runs the VoiceDesign model on REFERENCE_TEXT with this instruction: (audio, rate)."""
 
-VOICE_FILE = "voice.json"
 AUDIO_FILE = "reference.wav"
 """The clip's file name when `voice.json` names none."""
 DESIGNED = "designed"
@@ -50,13 +50,13 @@ class DesignedVoice:
 
 def read_voice(folder: Path) -> DesignedVoice:
     """The voice in `folder`; only `text` and `audio` of `voice.json` are needed."""
-    path = folder / VOICE_FILE
+    path = folder / VOICE_JSON
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError) as error:
         raise ValueError(
             f"{path} cannot be read as a designed voice ({error}); give a folder holding "
-            f"{VOICE_FILE} and its reference clip"
+            f"{VOICE_JSON} and its reference clip"
         ) from error
     text = data.get("text") if isinstance(data, dict) else None
     if not isinstance(text, str) or not text.strip():
@@ -77,13 +77,13 @@ def find_reference(reference: str, working_dir: Path) -> Path:
     shipped = str(SHIPPED_VOICES) if SHIPPED_VOICES.is_dir() else None
     path = str(Path(reference).expanduser())
     candidates = reference_candidates(path, None, shipped, str(working_dir))
-    found = resolve_reference(candidates, lambda folder: (Path(folder) / VOICE_FILE).is_file())
+    found = resolve_reference(candidates, lambda folder: (Path(folder) / VOICE_JSON).is_file())
     if found is None:
         if Path(path).is_absolute():
             raise ValueError(
-                f"the designed-voice folder {path} holds no {VOICE_FILE}; give a folder "
+                f"the designed-voice folder {path} holds no {VOICE_JSON}; give a folder "
                 "made by a description (under the voice cache's designed/) or one with "
-                f"{VOICE_FILE} and reference.wav"
+                f"{VOICE_JSON} and reference.wav"
             )
         raise ValueError(reference_not_found(reference, candidates))
     return Path(found)
@@ -104,7 +104,7 @@ def designed_voice(
 ) -> DesignedVoice:
     """The voice designed from `description` and `cue`, designing it now if it is new."""
     folder = designed_folder(cache_root, description, cue)
-    if (folder / VOICE_FILE).is_file():
+    if (folder / VOICE_JSON).is_file():
         return read_voice(folder)
     audio, sample_rate = design(design_instruction(description, cue))
     partial = folder.with_name(f"{folder.name}.part")
@@ -119,7 +119,7 @@ def designed_voice(
         "model": DESIGN_MODEL,
         "seed": SEED,
     }
-    (partial / VOICE_FILE).write_text(json.dumps(voice, indent=2) + "\n", encoding="utf-8")
+    (partial / VOICE_JSON).write_text(json.dumps(voice, indent=2) + "\n", encoding="utf-8")
     if folder.exists():  # another helper designed the same voice meanwhile
         shutil.rmtree(partial)
     else:

@@ -1,0 +1,111 @@
+"""The recognition worker: lines in commit order, early results voided or committed, a failing
+turn tried twice then reported, empty text never written (an in-process fake recogniser)."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+from assist.core.recognisers import Recognised
+from assist.listen.recognition import Recognition
+
+
+class Scripted:
+    """Says "turn N" for N samples; waits on `gate` first when given; raises per `fails`."""
+
+    name, model = "scripted", "test"
+
+    def __init__(self, fails: dict[int, int] | None = None, gate: threading.Event | None = None):
+        self.fails = dict(fails or {})
+        self.gate = gate
+        self.calls: list[int] = []
+
+    def transcribe(self, samples):
+        self.calls.append(len(samples))
+        if self.gate is not None:
+            self.gate.wait(5)
+        if self.fails.get(len(samples), 0) > 0:
+            self.fails[len(samples)] -= 1
+            raise RuntimeError(f"no {len(samples)}")
+        return Recognised("" if len(samples) == 0 else f"turn {len(samples)}", 0.75)
+
+    def close(self):
+        pass
+
+
+def run(recogniser, script):
+    written, warnings = [], []
+    recognition = Recognition(
+        recogniser, lambda line, ticket: written.append(line), warnings.append
+    )
+    script(recognition)
+    recognition.drain()
+    return written, warnings
+
+
+def samples(n):
+    return np.zeros(n, dtype=np.float32)
+
+
+def test_lines_are_written_in_commit_order_whatever_finishes_first():
+    gate = threading.Event()
+
+    def script(recognition):
+        first = recognition.submit("room", 0, 100, samples(1))
+        second = recognition.submit("call", 50, 80, samples(2))
+        recognition.commit(second)
+        recognition.commit(first)
+        gate.set()
+
+    written, _ = run(Scripted(gate=gate), script)
+    assert [(line.track, line.text) for line in written] == [("call", "turn 2"), ("room", "turn 1")]
+
+
+def test_a_voided_early_result_is_never_written_and_a_committed_one_is():
+    def script(recognition):
+        early = recognition.submit("room", 0, 100, samples(3))
+        recognition.void(early)
+        kept = recognition.submit("room", 0, 200, samples(4))
+        recognition.commit(kept)
+
+    written, warnings = run(Scripted(), script)
+    assert [(line.start_ms, line.end_ms, line.text) for line in written] == [(0, 200, "turn 4")]
+    assert warnings == []
+
+
+def test_a_turn_that_fails_once_is_tried_again_and_written():
+    recogniser = Scripted(fails={5: 1})
+    written, warnings = run(recogniser, lambda r: r.commit(r.submit("room", 0, 10, samples(5))))
+    assert [line.text for line in written] == ["turn 5"]
+    assert recogniser.calls == [5, 5]
+    assert warnings == []
+
+
+def test_a_turn_that_fails_twice_is_reported_with_its_span_and_later_turns_go_on():
+    recogniser = Scripted(fails={6: 5})
+
+    def script(recognition):
+        recognition.commit(recognition.submit("room", 1500, 4250, samples(6)))
+        recognition.commit(recognition.submit("room", 5000, 6000, samples(7)))
+
+    written, warnings = run(recogniser, script)
+    assert [line.text for line in written] == ["turn 7"]
+    assert recogniser.calls == [6, 6, 7]
+    assert len(warnings) == 1
+    assert "1.50 s to 4.25 s" in warnings[0] and "RuntimeError: no 6" in warnings[0]
+    assert "audio/room.wav" in warnings[0]
+
+
+def test_a_turn_heard_as_nothing_writes_no_line():
+    written, warnings = run(Scripted(), lambda r: r.commit(r.submit("room", 0, 10, samples(0))))
+    assert written == [] and warnings == []
+
+
+def test_drain_waits_for_a_turn_still_being_recognised():
+    gate = threading.Event()
+    threading.Timer(0.2, gate.set).start()
+    started = time.monotonic()
+    written, _ = run(Scripted(gate=gate), lambda r: r.commit(r.submit("room", 0, 1, samples(1))))
+    assert len(written) == 1
+    assert time.monotonic() - started >= 0.15

@@ -1,0 +1,24 @@
+"""Ending `assist mcp` and `assist-voice` at once, once their own teardown is done (3.1).
+
+After the watch is left (log written, helper stopped, heartbeat removed) nothing of ours is
+left to do, yet the interpreter's own finalization (freeing the SDK's and pydantic's objects,
+numpy, an engine's native library) took 0.1 to 0.3 s on a busy machine: more than the 100 ms
+a client such as Claude Code allows between SIGINT and SIGTERM. So both processes flush their
+standard streams and leave with `os._exit`. Protocol output is written unbuffered, so nothing
+of it can be lost; no atexit handler of ours exists to be skipped.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from typing import NoReturn
+
+
+def exit_at_once(code: int) -> NoReturn:
+    """Flush stdout and stderr, then end the process with `code`, skipping finalization."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):  # a closed or broken stream has nothing to flush
+            stream.flush()
+    os._exit(code)
