@@ -157,7 +157,7 @@ def _record(plan: _Plan) -> int:
     from assist.listen.session_files import RawJsonl, TrackFiles, write_session_json
     from assist.listen.track import Track
     from assist.listen.view import make_view
-    from assist.mcp.store.sessions import create_session
+    from assist.mcp.store.new_session import create_session
 
     stop = threading.Event()
     for name in ENDING_SIGNALS:

@@ -37,13 +37,14 @@ from assist.core.echo import Said
 from assist.core.files import RAW_FILE
 from assist.core.fillers import Fillers
 from assist.core.gate import Gate
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.speech.listener_process import ListenerError, ListenerProcess
-from assist.mcp.store.sessions import TranscriptReader
+from assist.mcp.store.transcript import TranscriptReader
 
 if TYPE_CHECKING:
-    from assist.mcp.server.watch import Meeting, Watcher
+    from assist.mcp.server.held_meeting import HeldMeeting as Meeting
+    from assist.mcp.server.watch import Watcher
 
 TEND_S = 0.1
 """How often the conversation is looked after: fillers and ceilings land within 0.1 s."""
@@ -133,7 +134,7 @@ async def start_conversation(watcher: Watcher, _arguments: dict[str, Any]) -> ty
 
 
 async def _start(watcher: Watcher) -> types.CallToolResult:
-    from assist.mcp.server.watch import Meeting
+    from assist.mcp.server.held_meeting import HeldMeeting as Meeting
 
     settings = await anyio.to_thread.run_sync(watcher.load_settings)
     if watcher._closed:
@@ -209,7 +210,7 @@ async def tend(watcher: Watcher) -> None:
         try:
             await _look_after(watcher, meeting, conversation)
         except Exception as error:  # a bug here must not end the server
-            note(f"looking after the conversation failed: {error!r}")
+            log.warning(f"looking after the conversation failed: {error!r}")
 
 
 async def _look_after(watcher: Watcher, meeting: Meeting, conversation: Conversation) -> None:
@@ -218,13 +219,13 @@ async def _look_after(watcher: Watcher, meeting: Meeting, conversation: Conversa
     now = time.monotonic()
     if not listener.running and not listener.stopping:
         detail = await anyio.to_thread.run_sync(listener.failure)
-        note(f"the conversation's listener stopped: {detail}")
+        log.warning(f"the conversation's listener stopped: {detail}")
         await _end(watcher, meeting, conversation, LISTENER_STOPPED, refusals.listener_lost(detail))
         return
     if await anyio.to_thread.run_sync(listener.hung, time.time()):
         await anyio.to_thread.run_sync(listener.kill)
         detail = refusals.listener_lost("it stopped capturing audio and was stopped")
-        note(f"the conversation's listener hung; {detail}")
+        log.warning(f"the conversation's listener hung; {detail}")
         await _end(watcher, meeting, conversation, LISTENER_STOPPED, detail)
         return
     with conversation.lock:

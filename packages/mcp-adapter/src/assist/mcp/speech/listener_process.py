@@ -38,7 +38,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.speech.helper_process import (
     describe_exit,
     has_exited,
@@ -175,7 +175,9 @@ class ListenerProcess:
             try:
                 (self.folder / "STOP").touch()
             except OSError as error:
-                note(f"could not leave a STOP file for the listener ({error}); interrupting it")
+                log.warning(
+                    f"could not leave a STOP file for the listener ({error}); interrupting it"
+                )
             if self._wait_exit(STOP_WITHIN_S):
                 self.kill()
                 return
@@ -233,7 +235,7 @@ class ListenerProcess:
                     try:
                         self._on_event(event)
                     except Exception as error:  # the conversation's bug must not end listening
-                        note(f"a listener event could not be handled: {error!r}")
+                        log.warning(f"a listener event could not be handled: {error!r}")
         except (OSError, ValueError):
             pass
         finally:
