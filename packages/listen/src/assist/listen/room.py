@@ -153,7 +153,8 @@ def _pitched(audio: np.ndarray, factor: float) -> np.ndarray:
         return audio
     import soxr
 
-    return soxr.resample(audio, RATE_HZ, round(RATE_HZ / factor)).astype(np.float32)
+    pitched: np.ndarray = soxr.resample(audio, RATE_HZ, round(RATE_HZ / factor))
+    return pitched.astype(np.float32)
 
 
 def load_room(spec: str, replies: Path | None) -> SoftwareRoom:
