@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from assist.app.engines import MEMORY_TABLE_PLATFORM, choose_here, ready_offline, total_memory
 from assist.core import json_text, refusals
 from assist.core.engines import ALLOW_VARIABLE, BLOCK_VARIABLE, VoiceOptions
 from assist.core.files import LOCK_FILE
@@ -32,13 +33,7 @@ from assist.core.settings import describe
 from assist.core.tones import NEUTRAL
 from assist.mcp.commands.terminal_voice import Machine
 from assist.mcp.logs import log
-from assist.mcp.speech.engine_choice import (
-    MEMORY_TABLE_PLATFORM,
-    choose_here,
-    describe_engines,
-    ready_offline,
-    total_memory,
-)
+from assist.mcp.speech.engine_choice import describe_engines
 from assist.mcp.speech.helper_command import (
     EnginePlan,
     engine_packages,

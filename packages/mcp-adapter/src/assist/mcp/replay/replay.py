@@ -29,7 +29,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from assist.core.files import AUDIO_FOLDER, LOG_FILE, RAW_FILE, REPLY_GLOB, ROOM_WAV
+from assist.core.files import AUDIO_FOLDER, LOG_FILE, RAW_FILE, REPLY_GLOB, ROOM_WAV, SESSION_FILE
 from assist.core.lines import RawLine, encode_raw_line, line_view
 from assist.core.meeting_log import read_events
 from assist.mcp.replay.echo_feeder import ECHO_DELAY_S, Echo, EchoFeeder
@@ -287,4 +287,4 @@ def _write_session_json(folder: Path, meeting: Meeting, started: datetime, ended
     }
     partial = folder / "session.json.part"
     partial.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, folder / "session.json")
+    os.replace(partial, folder / SESSION_FILE)

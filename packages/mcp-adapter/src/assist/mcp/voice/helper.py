@@ -21,6 +21,7 @@ import threading
 import time
 from pathlib import Path
 
+from assist.app.engines import load_plugins
 from assist.core.engines import VOICES, VoiceOptions
 from assist.mcp.logs import ENGINES, attach
 from assist.mcp.process_exit import exit_at_once
@@ -94,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         started = time.perf_counter()
         options = _options(args)
-        registry = engine_choice.load_plugins(VOICES, os.environ)
+        registry = load_plugins(VOICES, os.environ)
         engine_name = loading.choose(registry, args.engine, options)
         engine = loading.build(registry, engine_name, options)
         load_ms = round((time.perf_counter() - started) * 1000)
@@ -131,7 +132,7 @@ def _options(args: argparse.Namespace) -> VoiceOptions:
 
 
 def _list_engines(args: argparse.Namespace) -> int:
-    registry = engine_choice.load_plugins(VOICES, os.environ)
+    registry = load_plugins(VOICES, os.environ)
     for line in engine_choice.describe_engines(registry, _options(args)):
         print(line)
     return 0
