@@ -55,6 +55,10 @@ def listen_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     }
 
 
+RUNNING: list[subprocess.Popen[bytes]] = []
+"""Every listener started, so a failed test's listener is killed (conftest) and never lingers."""
+
+
 class Listener:
     """A running `assist listen`; `wait()` gives its exit code, stdout and stderr."""
 
@@ -69,6 +73,7 @@ class Listener:
             stderr=subprocess.PIPE,
             env=env,
         )
+        RUNNING.append(self.process)
         assert self.process.stdout is not None
         self.first_line = self.process.stdout.readline().decode()
 
@@ -80,10 +85,11 @@ class Listener:
         return Path(self.first_line.split(" in ", 1)[1].strip())
 
     def wait(self, timeout: float = 120) -> tuple[int, str, str]:
-        if self.process.stdin is not None and self.process.stdin.closed:
-            self.process.stdin = None  # communicate() would flush it
+        for name in ("stdin", "stderr"):
+            if getattr(self.process, name) is not None and getattr(self.process, name).closed:
+                setattr(self.process, name, None)  # communicate() would use it
         out, err = self.process.communicate(timeout=timeout)
-        return self.process.returncode, self.first_line + out.decode(), err.decode()
+        return self.process.returncode, self.first_line + out.decode(), (err or b"").decode()
 
 
 def raw_lines(folder: Path) -> list[dict[str, Any]]:

@@ -226,6 +226,20 @@ def test_a_recogniser_that_keeps_failing_on_a_turn_is_reported_and_the_session_g
     assert "recogniser failed twice" in err
 
 
+def test_a_listener_whose_stderr_reader_went_away_still_writes_every_line(
+    tmp_path: Path, meeting_wav: Path, meeting
+) -> None:
+    listener = Listener(
+        tmp_path / "s", listen_env(tmp_path), "--from", str(meeting_wav), "--fast", "--stt", "fake"
+    )
+    assert listener.process.stderr is not None
+    listener.process.stderr.close()  # the terminal view now writes into a broken pipe
+    code, _, _ = listener.wait()
+    assert code == 0
+    assert len(raw_lines(listener.folder)) == len(meeting.lines)
+    assert (listener.folder / "session.json").exists()
+
+
 def test_a_missing_device_exits_2_with_the_device_list_before_making_a_session(
     tmp_path: Path,
 ) -> None:

@@ -402,7 +402,11 @@ def test_a_failed_load_exits_2_with_one_line_on_stderr_and_nothing_on_stdout(
 @pytest.mark.parametrize(
     ("args", "env", "reason"),
     [
-        (["--engine", "no-such-engine"], {}, "unknown voice engine 'no-such-engine'"),
+        (
+            ["--engine", "no-such-engine"],
+            {},
+            "no installed package offers the voice engine 'no-such-engine'",
+        ),
         (["--engine", "fake"], {"FAKE_VOICE_CHECK": "needs a GPU"}, "needs a GPU"),
         (["--engine", "auto"], {"ASSIST_VOICES": "nothing"}, "no installed voice engine"),
         (["--engine", "fake"], {"FAKE_DEVICE": "none"}, "--no-play"),

@@ -148,7 +148,7 @@ def _record(plan: _Plan) -> int:
     from assist.listen.session_files import RawJsonl, TrackFiles, write_session_json
     from assist.listen.track import Track
     from assist.listen.view import make_view
-    from assist.mcp.store.sessions import create_session
+    from assist.mcp.store.new_session import create_session
 
     stop = threading.Event()
     for name in ENDING_SIGNALS:
@@ -225,7 +225,8 @@ def _record(plan: _Plan) -> int:
         )
         for track in tracks:
             track.files.remove_temporary()
-    print(f"ended {folder.name}: {raw.lines} lines", file=sys.stderr, flush=True)
+    if not plan.quiet:
+        view.note(f"ended {folder.name}: {raw.lines} lines")
     return 0
 
 

@@ -27,6 +27,8 @@ from assist.core.lines import RawLine
 
 TRIES = 2
 """A failing turn is tried twice in all: once, then once more (behaviour 12.5)."""
+DRAIN_POLL_S = 0.5
+"""While draining, how often to check that the worker is still there to finish the turns."""
 
 
 @attrs.define(eq=False)
@@ -97,8 +99,8 @@ class Recognition:
         with self._lock:
             self._closing = True
             self._lock.notify_all()
-            while self._committed:
-                self._lock.wait()
+            while self._committed and self._thread.is_alive():
+                self._lock.wait(DRAIN_POLL_S)
         self._thread.join()
 
     def _work(self) -> None:
@@ -155,5 +157,8 @@ class Recognition:
                     text=ticket.text,
                     confidence=round(ticket.confidence, 3),
                 )
-                self._write(line, ticket)
+                try:
+                    self._write(line, ticket)
+                except Exception as error:  # a line that cannot be written must not stop the rest
+                    self._warn(f"{ticket.track}: could not write the line {line.text!r}: {error}")
         self._lock.notify_all()

@@ -7,6 +7,7 @@ one per line. `--quiet` shows nothing.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 from collections.abc import Sequence
@@ -39,13 +40,13 @@ class View:
 
 
 class PlainView(View):
-    """Each line and note on its own line of stderr."""
+    """Each line and note on its own line of stderr (a closed stderr loses only the view)."""
 
     def line(self, line: RawLine) -> None:
-        print(f"{_clock(line.start_ms)} {line.track}: {line.text}", file=sys.stderr, flush=True)
+        _say(f"{_clock(line.start_ms)} {line.track}: {line.text}")
 
     def note(self, text: str) -> None:
-        print(f"assist listen: {text}", file=sys.stderr, flush=True)
+        _say(f"assist listen: {text}")
 
 
 class LiveView(View):
@@ -65,10 +66,18 @@ class LiveView(View):
         self._live.start()
 
     def line(self, line: RawLine) -> None:
-        self._console.print(f"[dim]{_clock(line.start_ms)}[/] [bold]{line.track}[/]: {line.text}")
+        from rich.markup import escape
+
+        self._print(f"[dim]{_clock(line.start_ms)}[/] [bold]{line.track}[/]: {escape(line.text)}")
 
     def note(self, text: str) -> None:
-        self._console.print(f"[yellow]{text}[/]")
+        from rich.markup import escape
+
+        self._print(f"[yellow]{escape(text)}[/]")
+
+    def _print(self, markup: str) -> None:
+        with contextlib.suppress(OSError):  # the terminal went away: recording goes on
+            self._console.print(markup)
 
     def stop(self) -> None:
         if self._live is not None:
@@ -80,14 +89,16 @@ class _Panel:
         self._tracks = tracks
         self._busy = busy
 
-    def __rich__(self) -> str:
+    def __rich__(self) -> Any:
+        from rich.text import Text
+
         rows = []
         for track in self._tracks:
             state = "hearing speech" if track.in_speech else "listening"
             if self._busy():
                 state += ", transcribing"
             rows.append(f"{track.name:4} {meter(track.level)} {state}")
-        return "\n".join(rows)
+        return Text("\n".join(rows))  # plain text: a meter's brackets are not markup
 
 
 def meter(level: float) -> str:
@@ -101,6 +112,11 @@ def make_view(quiet: bool) -> View:
     if quiet:
         return View()
     return LiveView() if sys.stderr.isatty() else PlainView()
+
+
+def _say(text: str) -> None:
+    with contextlib.suppress(OSError):  # nobody reads stderr any more: recording goes on
+        print(text, file=sys.stderr, flush=True)
 
 
 def _clock(ms: int) -> str:

@@ -43,15 +43,19 @@ from assist.core.gate import Gate
 from assist.core.lines import RawLine, render
 from assist.core.settings import Settings, VoiceSettings
 from assist.core.speech import Refusal, SpeechOk, check_speech
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.server import confirm
+from assist.mcp.server.held_meeting import HeldMeeting
+from assist.mcp.server.playing import play
 from assist.mcp.server.tools import refusal, result
-from assist.mcp.speech.supervisor import QUIT_WITHIN_S, SayResult, Voice, VoiceFailure
+from assist.mcp.speech.supervisor import QUIT_WITHIN_S, Voice, VoiceFailure
 from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.heartbeat import BEAT_S, Beat, Heartbeat
 from assist.mcp.store.lock import LockBusy, SpeakingLock
 from assist.mcp.store.meeting_log_file import MeetingLogFile
-from assist.mcp.store.sessions import SessionRefusal, SessionStore, TranscriptReader
+from assist.mcp.store.session_files import SessionRefusal
+from assist.mcp.store.sessions import SessionStore
+from assist.mcp.store.transcript import TranscriptReader
 
 RECENT_LINES = 40
 """Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""
@@ -67,29 +71,7 @@ polls at once when it grew, so a line that names the assistant comes back in ten
 milliseconds instead of up to half a second later. A poll is still a whole poll (4.2)."""
 
 VoiceFactory = Callable[[VoiceSettings], Voice]
-LineEnded = Callable[["Meeting"], Awaitable[None]]
-
-
-@attrs.define(eq=False)
-class Meeting:
-    """The meeting a watch holds: where it is, what has been read, said and spoken."""
-
-    id: str
-    folder: Path
-    reader: TranscriptReader
-    log: MeetingLogFile
-    gate: Gate
-    notice: str
-    cursor: int
-    voice: Voice | None = None
-    notice_said: Said | None = None
-    utterances: list[Said] = attrs.Factory(list)
-    state: str = "listening"
-    waiting: bool = False
-    left: anyio.Event = attrs.Factory(anyio.Event)
-    left_reason: LeaveReason | None = None
-    line_done: anyio.Event | None = None
-    beat: Beat | None = None
+LineEnded = Callable[["HeldMeeting"], Awaitable[None]]
 
 
 @attrs.frozen
@@ -139,7 +121,7 @@ class Watcher:
         self._beat_s = beat_s
         self._heartbeat = Heartbeat(folder, pid)
         self._floor = SpeakingLock(folder, pid=pid)
-        self._meeting: Meeting | None = None
+        self._meeting: HeldMeeting | None = None
         self._lifecycle = consent.Watch()
         self._joining = anyio.Lock()
         self._leaving = anyio.Lock()
@@ -230,7 +212,7 @@ class Watcher:
             return self._config.load()
 
     @property
-    def meeting(self) -> Meeting | None:
+    def meeting(self) -> HeldMeeting | None:
         """The meeting held, if any (for tests and status)."""
         return self._meeting
 
@@ -277,10 +259,10 @@ class Watcher:
 
     async def _join(
         self, session: str, folder: Path, reader: TranscriptReader, cursor: int, settings: Settings
-    ) -> tuple[Meeting, str | None]:
+    ) -> tuple[HeldMeeting, str | None]:
         """3.4 step 5: hold a new meeting and say the notice; the failure reason, if any."""
         rules = settings.assistant
-        meeting = Meeting(
+        meeting = HeldMeeting(
             id=session,
             folder=folder,
             reader=reader,
@@ -311,7 +293,7 @@ class Watcher:
         self._lifecycle = self._lifecycle.notice_spoken()
         return meeting, None
 
-    async def _say_notice(self, meeting: Meeting, voice_settings: VoiceSettings) -> str | None:
+    async def _say_notice(self, meeting: HeldMeeting, voice_settings: VoiceSettings) -> str | None:
         """Build the voice, take the floor, say the notice; None, or why it could not be said."""
         try:
             meeting.voice = self._voice_factory(voice_settings)
@@ -340,7 +322,7 @@ class Watcher:
 
     # wait_for_transcript
 
-    async def _wait(self, meeting: Meeting, timeout_s: int) -> types.CallToolResult:
+    async def _wait(self, meeting: HeldMeeting, timeout_s: int) -> types.CallToolResult:
         batcher = Batcher(started_at=self._clock(), timeout_s=timeout_s, pacing=self._pacing)
         while True:
             polled = await anyio.to_thread.run_sync(self._poll, meeting)
@@ -369,7 +351,7 @@ class Watcher:
             if self._meeting is not meeting:
                 return self._after_leaving(meeting, batcher.so_far())
 
-    def _poll(self, meeting: Meeting) -> _Off | _Ended | _Read:
+    def _poll(self, meeting: HeldMeeting) -> _Off | _Ended | _Read:
         """One poll's reading (4.2 steps 1-3), in a worker thread."""
         settings = self.load_settings()
         if not settings.assistant.enabled:
@@ -379,12 +361,12 @@ class Watcher:
         try:
             lines, next_line = meeting.reader.read(meeting.cursor)
         except (SessionRefusal, OSError) as error:
-            note(f"could not read the transcript of {meeting.id} ({error}); trying again")
+            log.warning(f"could not read the transcript of {meeting.id} ({error}); trying again")
             lines, next_line = [], meeting.cursor
         tally = self._tally(meeting) if lines else meeting_log.Tally()
         return _Read(settings, lines, next_line, tally)
 
-    async def _nap(self, meeting: Meeting, until: float) -> None:
+    async def _nap(self, meeting: HeldMeeting, until: float) -> None:
         """Sleep until the next poll, waking early when the watch ends or the file grows."""
         size = _size(meeting.folder / RAW_FILE)
         look = self._pacing.poll_s / LOOKS_PER_POLL
@@ -396,13 +378,13 @@ class Watcher:
                 return
 
     async def _live(
-        self, meeting: Meeting, batch: Batch, settings: Settings
+        self, meeting: HeldMeeting, batch: Batch, settings: Settings
     ) -> types.CallToolResult:
         await self._catch_up(meeting, settings)
         hold = meeting.gate.may_speak(self._clock())
         return result(results.live(batch, hold, meeting.gate))
 
-    def _after_leaving(self, meeting: Meeting, batch: Batch) -> types.CallToolResult:
+    def _after_leaving(self, meeting: HeldMeeting, batch: Batch) -> types.CallToolResult:
         """A wait whose watch ended: off or ended with its lines, else the not-watching refusal."""
         if meeting.left_reason is LeaveReason.SWITCHED_OFF:
             return result(results.switched_off(batch))
@@ -457,7 +439,7 @@ class Watcher:
 
     async def _say_line(
         self,
-        meeting: Meeting,
+        meeting: HeldMeeting,
         line: SpeechOk,
         on_ended: LineEnded | None = None,
     ) -> types.CallToolResult:
@@ -483,7 +465,13 @@ class Watcher:
             meeting_log.speaking(_now(), self._pid, utterance, line.text, line.emotion),
         )
         handed_at = time.monotonic()
-        outcome, switched_off = await self._play(meeting, voice, line)
+        outcome, switched_off = await play(
+            voice,
+            line,
+            left=meeting.left,
+            poll_s=self._pacing.poll_s,
+            load_settings=self.load_settings,
+        )
         if on_ended is not None:
             await on_ended(meeting)
         took_ms = round((time.monotonic() - handed_at) * 1000)
@@ -521,45 +509,6 @@ class Watcher:
         return result(
             results.spoken(line.text, outcome.audio_s, meeting.gate, cut_off=outcome.cut_off)
         )
-
-    async def _play(
-        self, meeting: Meeting, voice: Voice, line: SpeechOk
-    ) -> tuple[SayResult | VoiceFailure, bool]:
-        """Speak the line in a worker thread; meanwhile re-read the settings every poll
-        interval and cut the line off if the assistant is switched off (ours, 3.6).
-
-        A watch left meanwhile cuts the line off too: `_leave` sends `stop` at once, and the
-        stop is sent again at each look in case it came before the line had reached the
-        helper (a stop for no line in flight is dropped)."""
-        done = anyio.Event()
-        outcome: list[SayResult | VoiceFailure] = []
-
-        async def say() -> None:
-            try:
-                outcome.append(await anyio.to_thread.run_sync(voice.say, line.text, line.emotion))
-            except VoiceFailure as failure:
-                outcome.append(failure)
-            finally:
-                done.set()
-
-        switched_off = False
-        async with anyio.create_task_group() as group:
-            group.start_soon(say)
-            while not done.is_set():
-                with anyio.move_on_after(self._pacing.poll_s):
-                    await done.wait()
-                if done.is_set():
-                    break
-                if meeting.left.is_set():
-                    voice.stop_line()
-                    continue
-                if switched_off:
-                    continue
-                settings = await anyio.to_thread.run_sync(self.load_settings)
-                if not settings.assistant.enabled:
-                    switched_off = True
-                    voice.stop_line()
-        return outcome[0], switched_off
 
     # Leaving (3.8) and the bookkeeping every call shares.
 
@@ -614,7 +563,7 @@ class Watcher:
                 if closed is not None:
                     closed.set()
 
-    def _watched(self) -> Meeting | None:
+    def _watched(self) -> HeldMeeting | None:
         """The meeting being watched (its notice said), else None."""
         if self._lifecycle.state is not WatchState.WATCHING:
             return None
@@ -640,28 +589,28 @@ class Watcher:
         self._calls -= 1
         self._last_call_end = self._clock()
 
-    async def _record_call(self, meeting: Meeting) -> None:
+    async def _record_call(self, meeting: HeldMeeting) -> None:
         """An agent call: the heartbeat is written at once (7)."""
         await self._set_state(meeting, meeting.state)
 
-    async def _set_state(self, meeting: Meeting, state: str) -> None:
+    async def _set_state(self, meeting: HeldMeeting, state: str) -> None:
         """Heartbeat `listening` or `speaking`, written only while the meeting is still held."""
         meeting.state = state
         if self._meeting is meeting:
             await anyio.to_thread.run_sync(self._heartbeat.write, meeting.id, state)
 
-    async def _catch_up(self, meeting: Meeting, settings: Settings) -> None:
+    async def _catch_up(self, meeting: HeldMeeting, settings: Settings) -> None:
         """Re-read rules from the settings and catch the gate up from the log (5.3)."""
         rules = settings.assistant
         meeting.gate = meeting.gate.with_rules(rules.cooldown_s, rules.max_per_meeting)
         tally = await anyio.to_thread.run_sync(self._tally, meeting)
         meeting.gate.catch_up(tally.count, tally.last_mono)
 
-    def _tally(self, meeting: Meeting) -> meeting_log.Tally:
+    def _tally(self, meeting: HeldMeeting) -> meeting_log.Tally:
         text = meeting.log.text()
         return meeting_log.tally(text, _now(), self._clock(), own_pid=self._pid)
 
-    async def _append(self, meeting: Meeting, event: dict[str, Any]) -> None:
+    async def _append(self, meeting: HeldMeeting, event: dict[str, Any]) -> None:
         await anyio.to_thread.run_sync(meeting.log.append, event)
 
 

@@ -27,6 +27,7 @@ import ctypes
 import functools
 import os
 import queue
+import shlex
 import signal
 import subprocess
 import sys
@@ -50,6 +51,7 @@ from assist.core.protocol import (
     decode_event,
     encode,
 )
+from assist.mcp.logs import log
 
 QUIT_WITHIN_S = 3.0
 """Time a helper gets after `quit` to close its player and exit before it is killed."""
@@ -370,6 +372,7 @@ def _kill_process(process: subprocess.Popen[bytes]) -> None:
 
 
 def _spawn(command: list[str]) -> subprocess.Popen[bytes]:
+    log.debug(f"starting the voice helper: {shlex.join(command)}")
     options: dict[str, Any] = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE}
     if sys.platform == "win32":
         options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
