@@ -543,7 +543,7 @@ class Watcher:
                     return
                 await self._close_voice(meeting)
 
-    async def _close_voice(self, meeting: Meeting, closed: anyio.Event | None = None) -> None:
+    async def _close_voice(self, meeting: HeldMeeting, closed: anyio.Event | None = None) -> None:
         """Give the cut-off line `LINE_STOP_S` to come back, then stop the helper: politely
         when the line came back, at once when it did not (the helper hangs)."""
         with anyio.CancelScope(shield=True):
