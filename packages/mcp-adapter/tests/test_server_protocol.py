@@ -250,7 +250,7 @@ def test_tools_list_gives_the_nine_tools_in_order_with_their_exact_schemas(
             "required": ["question"],
         },
         "start_conversation": empty,
-            "stop_watching": empty,
+        "stop_watching": empty,
     }
     for tool in listed:
         assert len(tool["description"].split()) >= 5

@@ -128,7 +128,7 @@ class SoftwareRoom:
             if path.name in self._heard:
                 continue
             self._heard.add(path.name)
-            from assist.core.testing import read_wav
+            from assist.mcp.replay.audio import read_wav
 
             audio, rate = read_wav(path)
             import soxr
