@@ -1,4 +1,8 @@
-"""Downloading one file safely: to `<file>.part`, checked, then renamed (behaviour.md 8.8).
+"""Downloading one file safely: to `<file>.part`, checked, then renamed (behaviour.md 8.8, 12.4).
+
+The one home of this rule for every engine and recogniser package that fetches pinned files
+(assist-voice-kokoro, assist-stt-whisper): it lives beside the pure core, in the I/O side of
+assist-core, so neither engine package needs the other.
 
 A start with no network must fail within seconds with a message saying what to do, never
 hang: every socket operation has a short timeout, so a refused or unreachable connection or
