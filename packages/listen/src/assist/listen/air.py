@@ -162,7 +162,7 @@ class AirMeeting:
             print(f"assist listen could not start (status {code})", file=sys.stderr)
             return 1
         self.folder = Path(first.split(" in ", 1)[1].strip())
-        room.pump()
+        room.open()
         self.report(
             {"event": "session", "id": self.folder.name, "dir": str(self.folder), "at": time.time()}
         )

@@ -67,6 +67,10 @@ class SoftwareRoom:
         self._written = 0
         self._opened = time.monotonic()
 
+    def open(self) -> None:
+        """Start the clock: the first samples go to the listener now."""
+        self.pump()
+
     def now(self) -> float:
         return (time.monotonic() - self._opened) if self._written else 0.0
 
@@ -114,6 +118,10 @@ class PulseRoom:
         self._waiting: list[tuple[float, Path]] = []
         self._players: list[subprocess.Popen[bytes]] = []
         self._count = 0
+        self._opened = time.monotonic()
+
+    def open(self) -> None:
+        """Start the clock: call it when the listener starts capturing."""
         self._opened = time.monotonic()
 
     def now(self) -> float:
