@@ -216,7 +216,8 @@ def poll_cost(sizes: list[int], idle_s: float) -> dict[str, Any]:
     from assist.core.meeting_log import tally
     from assist.mcp.store.config import ConfigFile
     from assist.mcp.store.meeting_log_file import MeetingLogFile
-    from assist.mcp.store.sessions import SessionStore, TranscriptReader
+    from assist.mcp.store.sessions import SessionStore
+    from assist.mcp.store.transcript import TranscriptReader
 
     results: dict[str, Any] = {}
     for size in sizes:

@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from assist.core.testing import word_error_rate
+from assist.core.words import word_error_rate
 
 sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import Listener, eventually, listen_env, raw_lines
@@ -80,3 +80,34 @@ def test_a_capture_device_that_goes_away_ends_the_session_cleanly_keeping_the_tu
     assert len(meta["warnings"]) == 1 and "capture device" in meta["warnings"][0], meta
     assert not native.exists()
     assert (listener.folder / "audio" / "room.wav").exists()
+
+
+def test_a_call_device_adds_a_call_track_with_its_own_files_and_clock(
+    tmp_path: Path, audio_room: dict[str, str], meeting, meeting_wav: Path
+) -> None:
+    env = listen_env(tmp_path, **audio_room)
+    listener = Listener(
+        tmp_path / "s", env, "--device", "pulse", "--call-device", "default", "--stt", "fake"
+    )
+    audio = listener.folder / "audio"
+    for track in ("room", "call"):
+        native = audio / f"{track}.native.wav"
+        eventually(lambda native=native: native.exists() and native.stat().st_size > 44)
+    played = subprocess.run(
+        ["paplay", "--device=room", str(meeting_wav)],
+        env={**env, **audio_room},
+        capture_output=True,
+        timeout=60,
+    )
+    assert played.returncode == 0, played.stderr
+    eventually(lambda: len(raw_lines(listener.folder)) >= 2 * len(meeting.lines), timeout=15)
+    (listener.folder / "STOP").touch()
+    code, _, err = listener.wait(timeout=60)
+    assert code == 0, err
+    lines = raw_lines(listener.folder)
+    for track in ("room", "call"):
+        mine = [line for line in lines if line["track"] == track]
+        assert len(mine) == len(meeting.lines), lines
+        assert [line["start_ms"] for line in mine] == sorted(line["start_ms"] for line in mine)
+    assert sorted(path.name for path in audio.iterdir()) == ["call.wav", "room.wav"]
+    assert "heard" in err  # the terminal view printed the lines

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from assist.app.engines import choose_here, load_plugins, total_memory
 from assist.core.engines import (
     VOICES,
     EngineSpec,
@@ -19,12 +20,7 @@ from assist.core.engines import (
 )
 from assist.core.plugins import Registry
 from assist.core.settings import VoiceSettings
-from assist.mcp.speech.engine_choice import (
-    choose_here,
-    describe_engines,
-    load_plugins,
-    total_memory,
-)
+from assist.mcp.speech.engine_choice import describe_engines
 from assist.mcp.speech.helper_command import (
     engine_packages,
     helper_arguments,

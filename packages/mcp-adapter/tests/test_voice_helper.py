@@ -184,7 +184,8 @@ def test_a_say_is_answered_with_speaking_then_done_and_its_wav_holds_the_audio(
 def test_a_piper_reply_saved_by_the_helper_is_heard_back_by_a_recogniser(
     start_helper: StartHelper, tmp_path: Path
 ) -> None:
-    from assist.core.testing import transcribe_wav, word_error_rate
+    from assist.core.words import word_error_rate
+    from assist.mcp.replay.audio import transcribe_wav
 
     text = (
         "The budget for the new project was approved this morning. "
@@ -402,7 +403,11 @@ def test_a_failed_load_exits_2_with_one_line_on_stderr_and_nothing_on_stdout(
 @pytest.mark.parametrize(
     ("args", "env", "reason"),
     [
-        (["--engine", "no-such-engine"], {}, "no installed package offers the voice engine 'no-such-engine'"),
+        (
+            ["--engine", "no-such-engine"],
+            {},
+            "no installed package offers the voice engine 'no-such-engine'",
+        ),
         (["--engine", "fake"], {"FAKE_VOICE_CHECK": "needs a GPU"}, "needs a GPU"),
         (["--engine", "auto"], {"ASSIST_VOICES": "nothing"}, "no installed voice engine"),
         (["--engine", "fake"], {"FAKE_DEVICE": "none"}, "--no-play"),

@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 import soundfile
+from assist.app.engines import total_memory
 from assist.core.engines import VOICES, EngineSpec, VoiceOptions
 from assist.core.plugins import Registry
-from assist.mcp.speech import engine_choice
 from assist.mcp.voice import loading
 from assist.mcp.voice.player import (
     BLOCK_S,
@@ -224,4 +224,4 @@ def test_a_named_engine_is_taken_as_asked_even_when_auto_would_choose_another() 
 
 
 def test_installed_memory_is_a_positive_figure_here() -> None:
-    assert engine_choice.total_memory() > 0
+    assert total_memory() > 0

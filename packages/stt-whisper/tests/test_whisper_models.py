@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from assist.core.recognisers import RecogniserOptions
-from assist.core.stt_testing import speak
+from assist.engine_kit.recognisers import speak
 from assist.stt.whisper import models
 from assist.stt.whisper.download import DownloadError, download
 from assist.stt.whisper.engine import WhisperRecogniser

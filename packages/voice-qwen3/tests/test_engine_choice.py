@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from assist.app.engines import choose_here, load_plugins
 from assist.core.engines import (
     GIB,
     VOICES,
@@ -21,7 +22,6 @@ from assist.core.engines import (
     hookimpl,
 )
 from assist.core.plugins import Registry
-from assist.mcp.speech.engine_choice import choose_here, load_plugins
 from assist.voice.qwen3 import plugin as qwen3_plugin
 from assist.voice.supertonic import plugin as supertonic_plugin
 from assist.voice.supertonic.files import REQUIRED

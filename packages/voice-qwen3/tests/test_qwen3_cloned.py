@@ -59,20 +59,21 @@ def lines_of(engine: Any, text: str, tone: str, value: int) -> np.ndarray:
 
 
 def test_a_description_is_designed_once_and_then_cloned_from_its_pack(
-    offline_hub: Path, cache: Path, capfd: pytest.CaptureFixture[str]
+    offline_hub: Path, cache: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     build(cache, description="A calm, low voice.", cue="Smiling.").close()
     designed = cache / "designed" / keys.design_key("A calm, low voice.", "Smiling.")
     voice = json.loads((designed / "voice.json").read_text())
     assert voice["description"] == "A calm, low voice." and voice["cue"] == "Smiling."
     assert voice["model"] == keys.DESIGN_MODEL and voice["text"] == keys.REFERENCE_TEXT
-    assert "designing the voice" in capfd.readouterr().err
+    assert "designing the voice" in caplog.text
     [pack] = packs(cache)
     assert json.loads((cache / "packs" / pack / "pack.json").read_text())["source"] == str(designed)
 
+    caplog.clear()
     engine = build(cache, description="A calm, low voice.", cue="Smiling.")
     try:
-        assert "designing" not in capfd.readouterr().err
+        assert "designing" not in caplog.text
         assert packs(cache) == [pack]
         assert isinstance(engine.voice, ClonedVoice)
         assert engine.voice.reference_text == keys.REFERENCE_TEXT
@@ -194,14 +195,14 @@ def test_a_loaded_pack_is_warmed_up_with_one_word(
 
 
 def test_a_pack_that_fails_to_load_is_rebuilt_once_with_a_note(
-    offline_hub: Path, cache: Path, voice_folder: Path, capfd: pytest.CaptureFixture[str]
+    offline_hub: Path, cache: Path, voice_folder: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     build(cache, reference=str(voice_folder)).close()
     [pack] = packs(cache)
     (cache / "packs" / pack / "talker.safetensors").write_bytes(b"not a tensor file")
-    capfd.readouterr()
+    caplog.clear()
     build(cache, reference=str(voice_folder)).close()
-    err = capfd.readouterr().err
+    err = caplog.text
     assert f"the voice pack {cache / 'packs' / pack} could not be loaded" in err
     assert "building it again" in err
     assert packs(cache) == [pack]
@@ -209,7 +210,7 @@ def test_a_pack_that_fails_to_load_is_rebuilt_once_with_a_note(
 
 
 def test_a_pack_built_by_another_mlx_audio_is_rebuilt(
-    offline_hub: Path, cache: Path, voice_folder: Path, capfd: pytest.CaptureFixture[str]
+    offline_hub: Path, cache: Path, voice_folder: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     build(cache, reference=str(voice_folder)).close()
     [pack] = packs(cache)
@@ -217,7 +218,7 @@ def test_a_pack_built_by_another_mlx_audio_is_rebuilt(
     manifest = json.loads(manifest_path.read_text())
     manifest_path.write_text(json.dumps({**manifest, "mlx_audio": "0.4.0"}))
     build(cache, reference=str(voice_folder)).close()
-    assert "built by mlx-audio 0.4.0, and 0.5.8 is installed" in capfd.readouterr().err
+    assert "built by mlx-audio 0.4.0, and 0.5.8 is installed" in caplog.text
     assert json.loads(manifest_path.read_text())["mlx_audio"] == "0.5.8"
 
 

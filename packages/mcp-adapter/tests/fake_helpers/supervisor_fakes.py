@@ -10,9 +10,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from assist.app.engines import load_plugins
 from assist.core.engines import VOICES, EngineSpec, hookimpl
 from assist.core.plugins import Registry
-from assist.mcp.speech.engine_choice import load_plugins
 
 FAKES = Path(__file__).parent
 FAKE_ENGINES = ("kokoro", "piper", "espeak")

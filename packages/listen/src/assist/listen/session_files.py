@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from assist.core.files import AUDIO_FOLDER, RAW_FILE, SESSION_FILE
 from assist.core.lines import RawLine, encode_raw_line
 from assist.mcp.replay.native_wav import GrowingWav
 
@@ -34,7 +35,7 @@ class TrackFiles:
     """The audio files of one track while it is captured, and what becomes of them after."""
 
     def __init__(self, folder: Path, track: str, device_hz: int) -> None:
-        audio = folder / "audio"
+        audio = folder / AUDIO_FOLDER
         audio.mkdir(exist_ok=True)
         self.track = track
         self.device_hz = device_hz
@@ -109,7 +110,7 @@ class RawJsonl:
     """`raw.jsonl`, appended one whole line per write."""
 
     def __init__(self, folder: Path) -> None:
-        self.path = folder / "raw.jsonl"
+        self.path = folder / RAW_FILE
         self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
         self.lines = 0
 
@@ -150,4 +151,4 @@ def write_session_json(
     }
     partial = folder / "session.json.part"
     partial.write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-    os.replace(partial, folder / "session.json")
+    os.replace(partial, folder / SESSION_FILE)

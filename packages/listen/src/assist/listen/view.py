@@ -89,14 +89,16 @@ class _Panel:
         self._tracks = tracks
         self._busy = busy
 
-    def __rich__(self) -> str:
+    def __rich__(self) -> Any:
+        from rich.text import Text
+
         rows = []
         for track in self._tracks:
             state = "hearing speech" if track.in_speech else "listening"
             if self._busy():
                 state += ", transcribing"
             rows.append(f"{track.name:4} {meter(track.level)} {state}")
-        return "\n".join(rows)
+        return Text("\n".join(rows))  # plain text: a meter's brackets are not markup
 
 
 def meter(level: float) -> str:

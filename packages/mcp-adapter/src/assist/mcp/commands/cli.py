@@ -30,9 +30,10 @@ HELP_FLAGS = ("-h", "--help")
 def engines_command(_args: argparse.Namespace) -> int:
     """List the registered voice engines, then the speech recognisers: their packages and
     whether each can load here."""
+    from assist.app.engines import load_plugins
     from assist.core.engines import VOICES, VoiceOptions
     from assist.core.recognisers import RecogniserOptions
-    from assist.mcp.speech.engine_choice import describe_engines, load_plugins
+    from assist.mcp.speech.engine_choice import describe_engines
     from assist.mcp.speech.recogniser_choice import describe_recognisers, recognisers
     from assist.mcp.store.paths import voice_cache_root
 
@@ -89,7 +90,7 @@ def config_command(argv: list[str]) -> int:
 
 def replay_command(argv: list[str]) -> int:
     """`assist replay MEETING --into ROOT ...`: play a scripted meeting into a session folder."""
-    from assist.mcp.replay.replay import replay_command as run
+    from assist.mcp.replay.command import replay_command as run
 
     return run(argv)
 

@@ -24,6 +24,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from assist.app.engines import MEMORY_TABLE_PLATFORM, choose_here, ready_offline, total_memory
 from assist.core import json_text, refusals
 from assist.core.engines import ALLOW_VARIABLE, BLOCK_VARIABLE, VoiceOptions
 from assist.core.files import LOCK_FILE
@@ -31,14 +32,8 @@ from assist.core.recognisers import RecogniserOptions
 from assist.core.settings import describe
 from assist.core.tones import NEUTRAL
 from assist.mcp.commands.terminal_voice import Machine
-from assist.mcp.diagnostics import note
-from assist.mcp.speech.engine_choice import (
-    MEMORY_TABLE_PLATFORM,
-    choose_here,
-    describe_engines,
-    ready_offline,
-    total_memory,
-)
+from assist.mcp.logs import log
+from assist.mcp.speech.engine_choice import describe_engines
 from assist.mcp.speech.helper_command import (
     EnginePlan,
     engine_packages,
@@ -247,7 +242,7 @@ def prepare(machine: Machine) -> int:
     with tempfile.TemporaryDirectory(prefix="assist-doctor-") as folder:
         voice = machine.voice(no_play=True, save_dir=folder)
         chosen = voice.engine
-        note(
+        log.warning(
             f"preparing the {chosen} voice; a first start may download and build for a while "
             f"(up to {voice.ready_within:g} s), and its progress shows here"
         )

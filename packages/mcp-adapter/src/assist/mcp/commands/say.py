@@ -32,7 +32,7 @@ from assist.core.settings import VoiceSettings, engine_voice
 from assist.core.speech import Refusal, check_speech
 from assist.core.tones import NEUTRAL, TONES
 from assist.mcp.commands.terminal_voice import Machine
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.speech.helper_command import plan_engines
 from assist.mcp.speech.supervisor import VoiceFailure
 from assist.mcp.store.lock import LockBusy, SpeakingLock
@@ -113,7 +113,7 @@ def engine_override(machine: Machine, engine: str | None) -> VoiceSettings:
     ]
     if left_out:
         named = " and ".join(f"voice.{name}" for name in left_out)
-        note(f"--engine {engine} leaves out {named}, set for the {planned} voice")
+        log.warning(f"--engine {engine} leaves out {named}, set for the {planned} voice")
     return attrs.evolve(voice, engine=engine, speaker=taken.speaker, style=taken.style)
 
 

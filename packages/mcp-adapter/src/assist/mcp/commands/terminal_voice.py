@@ -12,10 +12,10 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 
+from assist.app.engines import load_plugins
 from assist.core.engines import VOICES, EngineSpec
 from assist.core.plugins import Registry
 from assist.core.settings import Settings, VoiceChoices
-from assist.mcp.speech.engine_choice import load_plugins
 from assist.mcp.speech.supervisor import Voice
 from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.paths import ConfigLocation, config_path, voice_cache_root

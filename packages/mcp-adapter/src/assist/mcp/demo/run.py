@@ -165,7 +165,7 @@ class Plan:
         return [
             sys.executable,
             "-m",
-            "assist.mcp.replay.replay",
+            "assist.mcp.replay.command",
             self.meeting_spec,
             "--into",
             str(self.sessions),

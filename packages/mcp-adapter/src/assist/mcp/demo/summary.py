@@ -34,7 +34,7 @@ from assist.core.echo import is_echo
 from assist.core.files import LOG_FILE, REPLY_WAV
 from assist.core.meeting_log import LogEvent, read_events
 from assist.core.scoring import Limits, Utterance, limits_held
-from assist.core.testing import normalise_words, word_error_rate
+from assist.core.words import normalise_words, word_error_rate
 from assist.mcp.demo.agent import AgentRecord
 from assist.mcp.demo.policy import spoken_text
 from assist.mcp.replay.meeting_files import Meeting

@@ -13,17 +13,14 @@ assistant has joined the session and said its notice (its WAV is in `--audio DIR
 meeting replayed at speed does not run ahead of a voice that is still loading; the tracks'
 clocks start when the meeting does.
 
-`--events` prints one JSON object per line on stdout as things happen (`session`, `started`,
-`line`, `echo`, `ended`), for programs that drive a replay; the demo reads them.
+`Replay` reports what happens (`session`, `started`, `line`, `echo`, `ended`) to a callback;
+the command line (`replay.command`) prints them, as JSON lines with `--events`.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
-import math
 import os
-import signal
 import sys
 import threading
 import time
@@ -32,13 +29,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from assist.core.files import AUDIO_FOLDER, LOG_FILE, RAW_FILE, REPLY_GLOB, ROOM_WAV
+from assist.core.files import AUDIO_FOLDER, LOG_FILE, RAW_FILE, REPLY_GLOB, ROOM_WAV, SESSION_FILE
 from assist.core.lines import RawLine, encode_raw_line, line_view
 from assist.core.meeting_log import read_events
-from assist.mcp.replay.echo_feeder import ECHO_DELAY_S, MODES, Echo, EchoFeeder
-from assist.mcp.replay.meeting_files import BUILT_IN, Meeting, MeetingError, load_meeting
+from assist.mcp.replay.echo_feeder import ECHO_DELAY_S, Echo, EchoFeeder
+from assist.mcp.replay.meeting_files import Meeting
 from assist.mcp.replay.native_wav import RATE_HZ, GrowingWav
-from assist.mcp.store.sessions import create_session
+from assist.mcp.store.new_session import create_session
 
 TICK_S = 0.2
 """The recorder's capture tick: the room WAV grows this often (behaviour 1.6)."""
@@ -131,7 +128,7 @@ class Replay:
             return None
         transcribe = None
         if self.echo == "asr":
-            from assist.core.testing import transcribe_wav
+            from assist.mcp.replay.audio import transcribe_wav
 
             transcribe = transcribe_wav
         return EchoFeeder(
@@ -290,132 +287,4 @@ def _write_session_json(folder: Path, meeting: Meeting, started: datetime, ended
     }
     partial = folder / "session.json.part"
     partial.write_text(json.dumps(meta, indent=2) + "\n", encoding="utf-8")
-    os.replace(partial, folder / "session.json")
-
-
-# The command ---------------------------------------------------------------------------
-
-
-def parser() -> argparse.ArgumentParser:
-    shipped = ", ".join(BUILT_IN)
-    result = argparse.ArgumentParser(
-        prog="assist replay",
-        description="Play a scripted meeting into a new session folder, as a recorder would: "
-        "the session is live while it plays and ends after.",
-    )
-    result.add_argument("meeting", help=f"a meeting file, or a shipped meeting: {shipped}")
-    result.add_argument(
-        "--into", required=True, type=Path, metavar="ROOT", help="the sessions root to write in"
-    )
-    result.add_argument(
-        "--speed", type=float, default=1.0, help="play this many times faster (default 1)"
-    )
-    result.add_argument(
-        "--echo",
-        nargs="?",
-        const="exact",
-        choices=MODES,
-        help="write each line the assistant speaks back into the room track 3 s after it "
-        "ended: the exact words (default), or what pocketsphinx hears in its WAV (asr)",
-    )
-    result.add_argument(
-        "--audio",
-        type=Path,
-        metavar="DIR",
-        help="the folder the voice saves its lines in (assist mcp --save-audio DIR); "
-        "needed by --echo asr",
-    )
-    result.add_argument(
-        "--after-join",
-        action="store_true",
-        help="start the meeting once an assistant has joined the session",
-    )
-    result.add_argument(
-        "--events", action="store_true", help="print what happens as JSON lines on stdout"
-    )
-    return result
-
-
-def replay_command(argv: list[str]) -> int:
-    """`assist replay MEETING --into ROOT [--speed X] [--echo [exact|asr]] [--audio DIR]`."""
-    args = parser().parse_args(argv)
-    if not math.isfinite(args.speed) or args.speed <= 0:
-        print(
-            f"assist replay: --speed {args.speed} is not a positive number; "
-            "use 1 for real time, 4 for four times faster",
-            file=sys.stderr,
-        )
-        return 2
-    if args.echo == "asr":
-        problem = _asr_problem(args.audio)
-        if problem:
-            print(f"assist replay: {problem}", file=sys.stderr)
-            return 2
-    try:
-        meeting = load_meeting(args.meeting)
-    except MeetingError as error:
-        print(f"assist replay: {error}", file=sys.stderr)
-        return 2
-    stop = threading.Event()
-    for number in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(number, lambda *_: stop.set())
-    replay = Replay(
-        meeting,
-        args.into,
-        speed=args.speed,
-        echo=args.echo,
-        audio_dir=args.audio,
-        after_join=args.after_join,
-        report=_print_event if args.events else _print_plainly,
-        stop=stop,
-    )
-    try:
-        replay.run()
-    except OSError as error:
-        print(
-            f"assist replay: could not write the session under {args.into}: {error}; "
-            "check that the folder exists and is writable",
-            file=sys.stderr,
-        )
-        return 1
-    return 0
-
-
-def _asr_problem(audio: Path | None) -> str | None:
-    if audio is None:
-        return (
-            "--echo asr needs --audio DIR, the folder the voice saves its lines in "
-            "(the one given to assist mcp --save-audio)"
-        )
-    try:
-        import numpy  # noqa: F401
-        import pocketsphinx  # noqa: F401
-    except ImportError as missing:
-        return (
-            f"--echo asr needs numpy and pocketsphinx ({missing}); install them with "
-            "pip install pocketsphinx, or use --echo exact"
-        )
-    return None
-
-
-def _print_event(event: dict[str, Any]) -> None:
-    sys.stdout.write(json.dumps(event, ensure_ascii=False, separators=(",", ":")) + "\n")
-    sys.stdout.flush()
-
-
-def _print_plainly(event: dict[str, Any]) -> None:
-    kind = event["event"]
-    if kind == "session":
-        print(f"recording {event['id']} in {Path(event['dir']).parent}", flush=True)
-    elif kind == "line":
-        line = event["line"]
-        print(f"  {line['track']:4} {line['speaker'] or '?'}: {line['text']}", flush=True)
-    elif kind == "echo":
-        print(f"  room (echo of the assistant): {event['line']['text']}", flush=True)
-    elif kind == "ended":
-        echoes = f", {event['echoes']} echoes" if event["echoes"] else ""
-        print(f"recording ended: {event['lines']} lines{echoes}", flush=True)
-
-
-if __name__ == "__main__":
-    sys.exit(replay_command(sys.argv[1:]))
+    os.replace(partial, folder / SESSION_FILE)

@@ -37,12 +37,13 @@ from assist.core.echo import is_own_voice
 from assist.core.lines import RawLine
 from assist.core.settings import Settings
 from assist.core.speech import Refusal, check_question
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.server.tools import refusal, result
-from assist.mcp.store.sessions import SessionRefusal
+from assist.mcp.store.session_files import SessionRefusal
 
 if TYPE_CHECKING:
-    from assist.mcp.server.watch import Meeting, Watcher
+    from assist.mcp.server.held_meeting import HeldMeeting
+    from assist.mcp.server.watch import Watcher
 
 
 @attrs.frozen
@@ -68,9 +69,11 @@ async def confirm(watcher: Watcher, arguments: dict[str, Any]) -> types.CallTool
             return refusal(refusals.confirm_during_wait())
         if meeting is not None:
             meeting.waiting = True
+            if meeting.conversation is not None:
+                meeting.conversation.agent_called()
         asked_through: list[int] = []
 
-        async def question_ended(held: Meeting) -> None:
+        async def question_ended(held: HeldMeeting) -> None:
             _, through = await anyio.to_thread.run_sync(held.reader.read, held.cursor)
             asked_through.append(through)
 
@@ -88,7 +91,7 @@ async def confirm(watcher: Watcher, arguments: dict[str, Any]) -> types.CallTool
 
 
 async def _listen(
-    watcher: Watcher, meeting: Meeting, timeout_s: int, asked_through: int
+    watcher: Watcher, meeting: HeldMeeting, timeout_s: int, asked_through: int
 ) -> types.CallToolResult:
     """Poll the transcript from the cursor until a line answers or `timeout_s` passes; lines
     numbered below `asked_through` were in the file when the question ended."""
@@ -111,13 +114,15 @@ async def _listen(
         now = watcher._clock()
         if step.answer is not None or now >= deadline:
             meeting.cursor = cursor
+            if meeting.conversation is not None:
+                meeting.conversation.turn_handed()  # the agent acts on it, often silently
             return result(results.confirmed(step.answer or NO_ANSWER, heard))
         await watcher._nap(meeting, min(deadline, now + watcher._pacing.poll_s))
         if watcher._meeting is not meeting:
             return _after_leaving(meeting, heard)
 
 
-def _look(watcher: Watcher, meeting: Meeting, cursor: int) -> _Look | Literal["off", "ended"]:
+def _look(watcher: Watcher, meeting: HeldMeeting, cursor: int) -> _Look | Literal["off", "ended"]:
     """One poll's reading (as 4.2 steps 1-3), in a worker thread: "off", "ended" or a _Look."""
     settings = watcher.load_settings()
     if not settings.assistant.enabled:
@@ -127,13 +132,13 @@ def _look(watcher: Watcher, meeting: Meeting, cursor: int) -> _Look | Literal["o
     try:
         lines, next_line = meeting.reader.read_numbered(cursor)
     except (SessionRefusal, OSError) as error:
-        note(f"could not read the transcript of {meeting.id} ({error}); trying again")
+        log.warning(f"could not read the transcript of {meeting.id} ({error}); trying again")
         lines, next_line = [], cursor
     tally = watcher._tally(meeting) if lines else meeting_log.Tally()
     return _Look(settings, lines, next_line, tally)
 
 
-def _weigh(watcher: Watcher, meeting: Meeting, look: _Look, asked_through: int) -> Listened:
+def _weigh(watcher: Watcher, meeting: HeldMeeting, look: _Look, asked_through: int) -> Listened:
     """Ask the core which of the new lines are heard and whether one answers."""
     now = watcher._clock()
     utterances = [*meeting.utterances, *look.tally.utterances]
@@ -150,7 +155,7 @@ def _weigh(watcher: Watcher, meeting: Meeting, look: _Look, asked_through: int) 
     )
 
 
-def _after_leaving(meeting: Meeting, heard: list[str]) -> types.CallToolResult:
+def _after_leaving(meeting: HeldMeeting, heard: list[str]) -> types.CallToolResult:
     """The watch ended while listening: off or ended with no answer, else a refusal."""
     if meeting.left_reason is LeaveReason.SWITCHED_OFF:
         return result(results.confirm_switched_off(heard))

@@ -40,8 +40,8 @@ import mcp_types as types
 from assist.core import refusals
 from assist.core.batcher import DEFAULT_PACING, Pacing
 from assist.core.settings import VoiceSettings
-from assist.mcp.diagnostics import note
 from assist.mcp.installed import version
+from assist.mcp.logs import log
 from assist.mcp.server import tools, wire
 from assist.mcp.server.session_tools import SessionTools
 from assist.mcp.server.transport import ProtocolStreams, Wire
@@ -79,7 +79,7 @@ def guarded(method: str, handler: Handler[P, R]) -> Handler[P, R]:
         except MCPError:
             raise
         except Exception as error:
-            note(f"{method} failed unexpectedly:\n{traceback.format_exc().rstrip()}")
+            log.warning(f"{method} failed unexpectedly:\n{traceback.format_exc().rstrip()}")
             described = f"{type(error).__name__}: {error}"
             text = refusals.unexpected_failure(method, described)
             raise MCPError(wire.INTERNAL_ERROR, text) from error
@@ -95,7 +95,7 @@ def pacing(environ: Mapping[str, str]) -> Pacing:
     try:
         scale = float(value)
     except ValueError:
-        note(f"{PACING_VARIABLE}={value!r} is not a number; using the normal batching clock")
+        log.warning(f"{PACING_VARIABLE}={value!r} is not a number; using the normal batching clock")
         return DEFAULT_PACING
     return Pacing(
         poll_s=DEFAULT_PACING.poll_s * scale,
@@ -108,6 +108,7 @@ def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
     """The SDK server with our tools, prompt and handlers."""
     watching = {
         "watch_meeting": watcher.watch_meeting,
+        "start_conversation": watcher.start_conversation,
         "wait_for_transcript": watcher.wait_for_transcript,
         "speak": watcher.speak,
         "confirm": watcher.confirm,
@@ -134,7 +135,7 @@ def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
         try:
             return await handler(arguments)
         except Exception as error:  # a bug or an unforeseen OS error: the agent hears of it
-            note(f"{params.name} failed unexpectedly:\n{traceback.format_exc().rstrip()}")
+            log.warning(f"{params.name} failed unexpectedly:\n{traceback.format_exc().rstrip()}")
             described = f"{type(error).__name__}: {error}"
             return tools.refusal(refusals.unexpected_failure(params.name, described))
 
@@ -148,7 +149,7 @@ def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
     ) -> types.GetPromptResult:
         settings = await anyio.to_thread.run_sync(watcher.load_settings)
         focus = (params.arguments or {}).get("focus")
-        return tools.watch_prompt(settings.assistant.name, focus)
+        return tools.get_prompt(params.name, settings.assistant.name, focus)
 
     return Server(
         SERVER_NAME,
@@ -191,6 +192,7 @@ def build_watcher(
         voice_factory=voice,
         pid=os.getpid(),
         pacing=pacing(environ),
+        environ=environ,
     )
     return watcher, SessionTools(store)
 
@@ -203,16 +205,18 @@ async def serve(server: Server[Any], watcher: Watcher, channel: Wire) -> None:
     a second signal is received and left unread."""
     with anyio.open_signal_receiver(*SIGNALS) as received:
         async with anyio.create_task_group() as outer:
+            watcher.run_teardowns_in(outer)
 
             async def on_signal() -> None:
                 async for number in received:
                     name = signal.Signals(number).name
-                    note(f"{name} received; leaving the watch and exiting")
+                    log.warning(f"{name} received; leaving the watch and exiting")
                     await watcher.shutdown()
                     outer.cancel_scope.cancel()
                     return
 
             outer.start_soon(on_signal)
+            outer.start_soon(watcher.tend)
             async with anyio.create_task_group() as inner:
                 inner.start_soon(channel.run, watcher.shutdown)
                 await server.run(
@@ -226,6 +230,7 @@ async def serve(server: Server[Any], watcher: Watcher, channel: Wire) -> None:
 def run(*, no_play: bool = False, save_audio: str | None = None) -> int:
     """`assist mcp`: serve on stdin and stdout until EOF or a signal; exit status 0."""
     streams = ProtocolStreams()
+    log.debug(f"serving on stdio (pid {os.getpid()}, no_play={no_play}, save_audio={save_audio})")
     try:
         watcher, session_tools = build_watcher(os.environ, no_play=no_play, save_audio=save_audio)
         server = build_server(watcher, session_tools)

@@ -19,7 +19,8 @@ import anyio
 import mcp_types as types
 from assist.core import refusals
 from assist.mcp.server import tools, wire
-from assist.mcp.store.sessions import SessionRefusal, SessionStore
+from assist.mcp.store.session_files import SessionRefusal
+from assist.mcp.store.sessions import SessionStore
 
 
 class SessionTools:

@@ -27,7 +27,7 @@ import anyio.from_thread
 import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.server import wire
 
 from mcp.shared.message import SessionMessage
@@ -98,7 +98,7 @@ class Wire:
             for raw in self._streams.input:
                 anyio.from_thread.run(self._take, raw, token=token)
         except Exception as error:  # the loop is gone, or stdin broke
-            note(f"stopped reading stdin: {error}")
+            log.warning(f"stopped reading stdin: {error}")
         with contextlib.suppress(Exception):  # the loop is gone already
             anyio.from_thread.run_sync(self.eof.set, token=token)
 
@@ -110,7 +110,7 @@ class Wire:
         try:
             await self._screen_and_forward(raw)
         except Exception as error:  # a bug: the line is lost, the server is not
-            note(f"a line from the client could not be handled and was dropped ({error!r})")
+            log.warning(f"a line from the client could not be handled and was dropped ({error!r})")
 
     async def _screen_and_forward(self, raw: bytes) -> None:
         decided = wire.screen(raw, self._tools)
@@ -164,7 +164,7 @@ class Wire:
                 try:
                     await anyio.to_thread.run_sync(_write_all, self._streams.output_fd, line)
                 except OSError as error:
-                    note(f"cannot write to stdout any more: {error}")
+                    log.warning(f"cannot write to stdout any more: {error}")
                     return
 
 
@@ -180,7 +180,7 @@ def reply_line(reply: types.JSONRPCMessage) -> bytes | None:
             message["error"]["code"] = wire.INTERNAL_ERROR
         return wire.encode_line(message)
     except Exception as error:  # a bug: this request gets an error, the others go on
-        note(f"a message to the client could not be written ({error!r})")
+        log.warning(f"a message to the client could not be written ({error!r})")
         if not isinstance(reply, types.JSONRPCResponse | types.JSONRPCError):
             return None
         failed = wire.Answer(

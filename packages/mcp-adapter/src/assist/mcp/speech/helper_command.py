@@ -15,6 +15,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from assist.app.engines import choose_here
 from assist.core.engines import ENGINE_PACKAGES, EngineSpec, VoiceOptions, choose_fallback
 from assist.core.files import VOICE_JSON
 from assist.core.plugins import Registry
@@ -25,7 +26,6 @@ from assist.core.settings import (
     helper_reference,
     reference_candidates,
 )
-from assist.mcp.speech.engine_choice import choose_here
 
 PROGRAM = "assist-voice"
 """The helper's console script, looked for beside the running interpreter."""

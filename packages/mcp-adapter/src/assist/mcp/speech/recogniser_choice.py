@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from assist.app.engines import load_plugins
 from assist.core.plugins import Registry
 from assist.core.recognisers import (
     RECOGNISERS,
@@ -18,7 +19,7 @@ from assist.core.recognisers import (
     RecogniserSpec,
     choose_recogniser,
 )
-from assist.mcp.speech.engine_choice import describe_plugins, load_plugins
+from assist.mcp.speech.engine_choice import describe_plugins
 
 INDENT = "  "
 FIRST_CHOICE_PACKAGE = "assist-stt-whisper"

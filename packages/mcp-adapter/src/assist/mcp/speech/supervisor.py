@@ -23,6 +23,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
+from assist.app.engines import load_plugins
 from assist.core import refusals
 from assist.core.engines import VOICES, EngineSpec
 from assist.core.files import READY_WITHIN_S, SAY_WITHIN_S
@@ -30,8 +31,7 @@ from assist.core.plugins import Registry
 from assist.core.settings import VoiceChoices
 from assist.core.supervision import MAX_FAILURES, Next, Outcome, VoiceState, step, streak_text
 from assist.core.tones import NEUTRAL
-from assist.mcp.diagnostics import note
-from assist.mcp.speech.engine_choice import load_plugins
+from assist.mcp.logs import log
 from assist.mcp.speech.helper_command import (
     EnginePlan,
     engine_packages,
@@ -78,7 +78,7 @@ def _seconds_or_default(value: str) -> float:
         seconds = math.nan
     if math.isfinite(seconds) and seconds > 0:
         return seconds
-    note(
+    log.warning(
         f"{READY_WITHIN_VARIABLE}={value!r} is not a positive number of seconds, so a voice "
         f"helper gets the usual {READY_WITHIN_S:g} s to start; set it to, say, 600 or unset it"
     )
@@ -262,7 +262,7 @@ class Voice:
         helper.kill()
         chain = error.chain
         if not (error.timed_out or retry or self._closed):
-            note(f"{error}; starting a fresh voice helper and asking once more")
+            log.warning(f"{error}; starting a fresh voice helper and asking once more")
         if retry:
             chain = ("asked once more after a crash, the voice failed again", *chain)
         with self._lock:
@@ -286,7 +286,9 @@ class Voice:
                     return self._helper
                 if self._helper is not None:
                     self._helper.kill()  # it ended between lines; reap it and start afresh
-                    note(f"the {self._helper.engine} voice helper had exited; starting a fresh one")
+                    log.warning(
+                        f"the {self._helper.engine} voice helper had exited; starting a fresh one"
+                    )
                     self._helper = None
                 if self._state is None:
                     raise VoiceFailure(refusals.no_voice_engine(engine_packages()))
@@ -336,13 +338,13 @@ class Voice:
         done = step(self._state, outcome)
         failed, self._state = self._state.engine, done.state
         if done.switched_to is not None:
-            note(
+            log.warning(
                 f"the {failed} voice failed ({': '.join(chain)}); "
                 f"switching to the {done.switched_to} voice for the rest of this watch"
             )
         if done.next is Next.GIVE_UP:
             self._given_up = refusals.gave_up(len(done.state.streak))
-            note(f"{self._given_up} ({streak_text(done.state.streak)})")
+            log.warning(f"{self._given_up} ({streak_text(done.state.streak)})")
             raise VoiceFailure(*chain, self._given_up, given_up=True)
         return done.next
 

@@ -36,7 +36,7 @@ from assist.core.settings import (
     sessions_dir_live_refusal,
     set_key,
 )
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.speech.engine_choice import engine_names
 from assist.mcp.store.paths import ConfigLocation, config_path, sessions_root
 from assist.mcp.store.sessions import SessionStore
@@ -88,14 +88,16 @@ class ConfigFile:
             self._seen, self._settings = None, Settings()
             problem = None if isinstance(error, FileNotFoundError) else str(error)
             if problem is not None and problem != self._problem:
-                note(f"cannot read the config file {self.path} ({problem}); using every default")
+                log.warning(
+                    f"cannot read the config file {self.path} ({problem}); using every default"
+                )
             self._problem = problem
             return self._settings
         self._seen, self._problem = identity, None
         try:
             document = json_text.parse_bytes(content)
         except json_text.Unreadable as error:
-            note(
+            log.warning(
                 f"the config file {self.path} is not valid JSON ({error}), so every setting "
                 "takes its default (the assistant is off); fix or remove the file"
             )
@@ -103,7 +105,7 @@ class ConfigFile:
             return self._settings
         self._settings, warnings = parse_settings(document, engines=self.engines)
         for warning in warnings:
-            note(f"{self.path}: {warning}")
+            log.warning(f"{self.path}: {warning}")
         return self._settings
 
     def document(self) -> dict[str, Any]:

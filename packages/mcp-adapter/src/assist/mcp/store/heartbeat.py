@@ -22,7 +22,7 @@ from pathlib import Path
 import attrs
 from assist.core import json_text
 from assist.core.files import HEARTBEAT_FILE
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.store.pids import fits_pid, is_alive
 
 BEAT_S = 2.0
@@ -101,7 +101,7 @@ class Heartbeat:
                 os.replace(self._temp, self.path)
             except OSError as error:
                 self._temp.unlink(missing_ok=True)
-                note(f"could not write the heartbeat {self.path} ({error})")
+                log.warning(f"could not write the heartbeat {self.path} ({error})")
                 return False
         return True
 
@@ -113,7 +113,7 @@ class Heartbeat:
             except OSError:
                 return False
             except json_text.Unreadable as error:
-                note(f"left the heartbeat {self.path} alone: it cannot be read ({error})")
+                log.warning(f"left the heartbeat {self.path} alone: it cannot be read ({error})")
                 return False
             if not isinstance(beat, dict) or beat.get("pid") != self.pid:
                 return False
@@ -122,7 +122,7 @@ class Heartbeat:
             except FileNotFoundError:
                 return False
             except OSError as error:
-                note(f"could not remove the heartbeat {self.path} ({error})")
+                log.warning(f"could not remove the heartbeat {self.path} ({error})")
                 return False
         return True
 
@@ -174,4 +174,6 @@ class Beat:
             try:
                 self.beat()
             except Exception as error:  # a failing callback must not end the claim silently
-                note(f"the heartbeat beat failed ({error!r}); trying again in {self.interval} s")
+                log.warning(
+                    f"the heartbeat beat failed ({error!r}); trying again in {self.interval} s"
+                )

@@ -25,7 +25,7 @@ from types import TracebackType
 
 from assist.core import json_text
 from assist.core.files import LOCK_FILE, LOCK_WAIT_S
-from assist.mcp.diagnostics import note
+from assist.mcp.logs import log
 from assist.mcp.store.pids import fits_pid, is_alive
 
 POLL_S = 0.05
@@ -86,7 +86,9 @@ class SpeakingLock:
         """Delete the lock if it still holds our content; a lock taken over is left alone."""
         if self._ours is not None:
             if not _delete_if_same(self.path, self._ours):
-                note(f"could not delete {self.path}; other voices wait until this process ends")
+                log.warning(
+                    f"could not delete {self.path}; other voices wait until this process ends"
+                )
             self._ours = None
 
     @contextmanager

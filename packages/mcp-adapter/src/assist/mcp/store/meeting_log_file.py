@@ -17,8 +17,8 @@ from typing import Any
 
 from assist.core.files import LOG_FILE
 from assist.core.meeting_log import encode_event
-from assist.mcp.diagnostics import note
-from assist.mcp.store.sessions import NO_FOLLOW, SessionRefusal, read_session_file
+from assist.mcp.logs import log
+from assist.mcp.store.session_files import NO_FOLLOW, SessionRefusal, read_session_file
 
 FILE_MODE = 0o644
 """Readable by the user's other tools (Ambient's menu reads the session), written only by us."""
@@ -44,13 +44,13 @@ class MeetingLogFile:
             finally:
                 os.close(descriptor)
         except OSError as error:
-            note(
+            log.warning(
                 f"could not log the {event.get('event')!r} event to {self.path} ({error}); "
                 "the meeting goes on, but other watchers will not see it"
             )
             return False
         if written != len(data):
-            note(f"only {written} of {len(data)} bytes of an event reached {self.path}")
+            log.warning(f"only {written} of {len(data)} bytes of an event reached {self.path}")
             return False
         return True
 
@@ -59,7 +59,7 @@ class MeetingLogFile:
         try:
             content = read_session_file(self.folder, LOG_FILE)
         except (SessionRefusal, OSError) as error:
-            note(f"could not read {self.path} ({error}); counting no earlier utterances")
+            log.warning(f"could not read {self.path} ({error}); counting no earlier utterances")
             return ""
         return "" if content is None else content.decode("utf-8", errors="replace")
 

@@ -1,31 +1,22 @@
-"""Session folders on disk (behaviour 1.2-1.7, 3.3): ids, liveness, listings, transcripts.
+"""The sessions under one root (behaviour 1.2-1.7, 3.3): ids, liveness, states, listings.
 
 A session is a real folder in the sessions root holding `session.json` or a growing
 `audio/room.native.wav`. Symlinks are never followed: a symlinked session folder is not a
-session, and a symlinked file inside one is refused by name. Everything here only reads, except
-`create_session`, which `assist replay` uses to claim a new folder.
+session, and a symlinked file inside one is refused by name (`session_files`). Everything
+here only reads; new folders are claimed by `new_session`, transcripts read by `transcript`.
 
 The `status` file of a session "reads as failed" (ours, since Ambient's wording is not
 recorded) when its first line, trimmed, starts with `failed` or `error` in any letter case;
 the `error` field of a listing row is then that whole trimmed line, which carries the reason.
-
-`TranscriptReader` reads `raw.jsonl` incrementally: it keeps the byte offset where each
-complete line ends, so a poll reads only what was appended and costs the same at line 50,000
-as at line 50, and a cursor moved back (a cancelled wait) seeks straight to its line.
 """
 
 from __future__ import annotations
 
-import errno
 import os
-import re
 import stat
-import threading
-from array import array
 from collections.abc import Iterator
-from datetime import datetime
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from assist.core import json_text, refusals
 from assist.core.files import (
@@ -37,14 +28,16 @@ from assist.core.files import (
     TRANSCRIBING_LOCK,
     TRANSCRIPT_FILE,
 )
-from assist.core.lines import LineError, RawLine, line_view, parse_raw_line
-from assist.mcp.diagnostics import note
+from assist.core.lines import line_view
+from assist.mcp.logs import log
 from assist.mcp.store.pids import is_alive
-
-GROWING_S = 10.0
-"""A file is growing while its mtime is less than this before now. Ambient's capture loop
-writes the native wav every 200 ms, and `assist replay` touches it at least once a second."""
-
+from assist.mcp.store.session_files import (
+    SessionRefusal,
+    is_growing,
+    is_real_dir,
+    read_session_file,
+)
+from assist.mcp.store.transcript import TranscriptReader
 
 FORBIDDEN_IN_ID = ("/", "\\", "\0")
 """An id is one path segment: no separator of any platform (ours: `\\` too) and no NUL."""
@@ -52,27 +45,6 @@ FAILED_PREFIXES = ("failed", "error")
 """A `status` file whose first line starts with one of these (any case) reads as failed."""
 LONGEST_ERROR = 500
 """An `error` reason is cut to this many characters; the status file is one line by contract."""
-STARTED_FORMAT = "%Y-%m-%dT%H%M"
-"""Ambient's folder name: local start time to the minute."""
-LAST_SUFFIX = 99
-"""A taken folder name is retried with -02 .. -99 appended, then creation fails."""
-NOT_SLUG = re.compile(r"[^a-z0-9]+")
-"""A run of anything but lower-case ASCII letters and digits becomes one `-` in a slug."""
-
-NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
-"""Opening with O_NOFOLLOW makes a symlink fail to open instead of being followed."""
-SYMLINK_ERRNOS = {errno.ELOOP, errno.EMLINK}
-"""What O_NOFOLLOW gives for a symlink: ELOOP on Linux and macOS, EMLINK on FreeBSD."""
-BINARY = getattr(os, "O_BINARY", 0)
-"""No newline translation on Windows."""
-
-
-class SessionRefusal(Exception):
-    """A session tool cannot do what was asked; the message is written for the agent."""
-
-
-class SymlinkRefusal(SessionRefusal):
-    """A file inside a session is a symlink, which is never followed."""
 
 
 def validate_session_id(value: object) -> str | None:
@@ -82,44 +54,6 @@ def validate_session_id(value: object) -> str | None:
     if value in ("", ".", "..") or any(bad in value for bad in FORBIDDEN_IN_ID):
         return refusals.session_id_not_a_folder_name(value)
     return None
-
-
-def is_growing(path: Path, now_wall: float) -> bool:
-    """The file exists (not as a symlink) and changed less than 10 s before `now_wall`."""
-    try:
-        facts = os.lstat(path)
-    except OSError:
-        return False
-    return stat.S_ISREG(facts.st_mode) and now_wall - facts.st_mtime < GROWING_S
-
-
-def open_session_file(folder: Path, name: str) -> BinaryIO | None:
-    """`folder/name` opened for binary reading, None when missing; SymlinkRefusal for a symlink.
-
-    The lstat catches a symlink where O_NOFOLLOW does not exist; O_NOFOLLOW closes the gap
-    between the check and the open where it does.
-    """
-    path = folder / name
-    try:
-        if stat.S_ISLNK(os.lstat(path).st_mode):
-            raise SymlinkRefusal(_symlink_text(path))
-        descriptor = os.open(path, os.O_RDONLY | NO_FOLLOW | BINARY)
-    except FileNotFoundError:
-        return None
-    except OSError as error:
-        if error.errno in SYMLINK_ERRNOS:
-            raise SymlinkRefusal(_symlink_text(path)) from error
-        raise
-    return os.fdopen(descriptor, "rb")
-
-
-def read_session_file(folder: Path, name: str) -> bytes | None:
-    """The bytes of `folder/name`, None when it does not exist; SymlinkRefusal for a symlink."""
-    file = open_session_file(folder, name)
-    if file is None:
-        return None
-    with file:
-        return file.read()
 
 
 class SessionStore:
@@ -153,7 +87,7 @@ class SessionStore:
     def is_live(self, session: str, now_wall: float) -> bool:
         """Its `audio/room.native.wav` is growing."""
         audio = self.root / session / AUDIO_FOLDER
-        return _is_real_dir(audio) and is_growing(audio / ROOM_WAV, now_wall)
+        return is_real_dir(audio) and is_growing(audio / ROOM_WAV, now_wall)
 
     def live_session(self, now_wall: float) -> str | None:
         """The last, in id order, of the live sessions; None when nothing is being recorded."""
@@ -255,7 +189,7 @@ class SessionStore:
     def _counts(self, name: str, now_wall: float) -> bool:
         """A real folder holding `session.json` or a growing room wav counts as a session."""
         folder = self.root / name
-        if not _is_real_dir(folder):
+        if not is_real_dir(folder):
             return False
         try:
             os.lstat(folder / SESSION_FILE)
@@ -286,131 +220,6 @@ class SessionStore:
         }
 
 
-class TranscriptReader:
-    """Reads `raw.jsonl` from a remembered byte offset; `read(since)` -> (lines, next).
-
-    `bytes_read` counts every byte read from the file over the reader's life, so a test can
-    see that a poll reads only what was appended. `corrupt_lines` counts distinct complete
-    lines that were not blank and could not be read as a raw line; each is reported on stderr
-    once. One reader may be shared by threads: reads take turns.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.bytes_read = 0
-        self._ends: array[int] = array("Q")
-        self._inode: int | None = None
-        self._reported: set[int] = set()
-        self._reading = threading.Lock()
-
-    @property
-    def corrupt_lines(self) -> int:
-        return len(self._reported)
-
-    @property
-    def offset(self) -> int:
-        """Byte offset just past the last complete line seen."""
-        return self._ends[-1] if self._ends else 0
-
-    def read(self, since: int) -> tuple[list[RawLine], int]:
-        """Lines after the first `since` complete lines, and `next` = complete lines in the file.
-
-        A trailing fragment without its newline is not a line yet. A blank or unreadable
-        complete line counts toward `next` but gives no entry. No file: ([], 0).
-        """
-        numbered, next_line = self.read_numbered(since)
-        return [line for _, line in numbered], next_line
-
-    def read_numbered(self, since: int) -> tuple[list[tuple[int, RawLine]], int]:
-        """As `read`, with each line's number in the file (from 0), so a reader that takes only
-        some of them (`confirm` stops at its answer) can put its cursor just after the last."""
-        since = max(0, since)
-        with self._reading:
-            file = open_session_file(self.path.parent, self.path.name)
-            if file is None:
-                self._forget()
-                return [], 0
-            with file:
-                facts = os.fstat(file.fileno())
-                if facts.st_ino != self._inode or facts.st_size < self.offset:
-                    self._forget()
-                    self._inode = facts.st_ino
-                first = min(since, len(self._ends))
-                start = self._ends[first - 1] if first else 0
-                file.seek(start)
-                data = file.read()
-            self.bytes_read += len(data)
-            return self._take(data, start, first, since), len(self._ends)
-
-    def _take(self, data: bytes, start: int, first: int, since: int) -> list[tuple[int, RawLine]]:
-        lines: list[tuple[int, RawLine]] = []
-        position, number = 0, first
-        while (newline := data.find(b"\n", position)) >= 0:
-            if number == len(self._ends):
-                self._ends.append(start + newline + 1)
-            if number >= since:
-                line = self._parse(data[position:newline], number)
-                if line is not None:
-                    lines.append((number, line))
-            position, number = newline + 1, number + 1
-        return lines
-
-    def _parse(self, raw: bytes, number: int) -> RawLine | None:
-        text = raw.decode("utf-8", errors="replace")
-        if not text.strip():
-            return None
-        try:
-            return parse_raw_line(text)
-        except LineError as error:
-            if number not in self._reported:
-                self._reported.add(number)
-                note(f"{self.path} line {number + 1} skipped, it is not a transcript line: {error}")
-            return None
-
-    def _forget(self) -> None:
-        """The file shrank, was replaced or vanished: start again from its first byte."""
-        self._ends = array("Q")
-        self._inode = None
-        self._reported.clear()
-
-
-def slug(name: str) -> str:
-    """Lower-case ASCII letters and digits; each run of anything else one `-`, none at the ends."""
-    return NOT_SLUG.sub("-", name.lower()).strip("-")
-
-
-def session_name(started: datetime, name: str | None) -> str:
-    """Ambient's folder name: `%Y-%m-%dT%H%M`, plus `-<slug>` when the slug is not empty."""
-    base = started.strftime(STARTED_FORMAT)
-    tail = slug(name) if name else ""
-    return f"{base}-{tail}" if tail else base
-
-
-def create_session(root: Path, started: datetime, name: str | None = None) -> Path:
-    """Claim a new session folder with one atomic mkdir, trying -02 .. -99 when taken."""
-    root.mkdir(parents=True, exist_ok=True)
-    base = session_name(started, name)
-    for candidate in [base, *(f"{base}-{n:02d}" for n in range(2, LAST_SUFFIX + 1))]:
-        folder = root / candidate
-        try:
-            folder.mkdir()
-        except FileExistsError:
-            continue
-        return folder
-    raise FileExistsError(
-        errno.EEXIST,
-        f"{base} and every name from {base}-02 to {base}-{LAST_SUFFIX} are taken in {root}; "
-        "name the recording differently or wait a minute",
-    )
-
-
-def _is_real_dir(path: Path) -> bool:
-    try:
-        return stat.S_ISDIR(os.lstat(path).st_mode)
-    except OSError:
-        return False
-
-
 def _is_number(value: object) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool)
 
@@ -424,7 +233,9 @@ def _session_json(folder: Path) -> dict[str, Any]:
     except (SessionRefusal, OSError):
         return {}
     except json_text.Unreadable as error:
-        note(f"{folder / SESSION_FILE} cannot be read ({error}); listing the session without it")
+        log.warning(
+            f"{folder / SESSION_FILE} cannot be read ({error}); listing the session without it"
+        )
         return {}
     return meta if isinstance(meta, dict) else {}
 
@@ -442,10 +253,3 @@ def _failure(folder: Path) -> str | None:
     if first.lower().startswith(FAILED_PREFIXES):
         return first[:LONGEST_ERROR]
     return None
-
-
-def _symlink_text(path: Path) -> str:
-    return (
-        f"{path.name} in session {path.parent.name!r} is a symlink; symlinks are never "
-        "followed, so it was not read. Replace it with the real file."
-    )

@@ -21,15 +21,23 @@ import threading
 import time
 from pathlib import Path
 
+from assist.app.engines import load_plugins
 from assist.core.engines import VOICES, VoiceOptions
+from assist.mcp.logs import ENGINES, attach
 from assist.mcp.process_exit import exit_at_once
 from assist.mcp.speech import engine_choice
 from assist.mcp.store.paths import voice_cache_root
 from assist.mcp.voice import loading
-from assist.mcp.voice.output import PROGRAM, note, take_stdout
+from assist.mcp.voice.output import PROGRAM, log, take_stdout
 
 LOAD_FAILED = 2
 """Exit status of a helper that never became ready (also argparse's usage-error status)."""
+VOICE_EXTRA_MISSING = (
+    "the voice helper needs numpy, sounddevice and soundfile, which assist-mcp installs only "
+    "with its voice extra; install them with pip install 'assist-mcp[voice]'"
+)
+"""Why the helper cannot start in an environment that has the server but not the helper's
+audio libraries (behaviour 8.2: a load failure, exit status 2)."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -62,30 +70,39 @@ def main(argv: list[str] | None = None) -> int:
     if not args.engine:
         parser.error("--engine is required: an engine name from --list, or auto")
     output = take_stdout()
+    attach(ENGINES, f"{PROGRAM}: ")  # the engines' own loggers, assist.voice.<engine>
 
     # Only now may anything that could print load: plugins, numpy, the engine's library.
     from assist.core.protocol import Ready
-    from assist.mcp.voice.player import Player, PlayerUnavailable, SilentPlayer, open_speakers
-    from assist.mcp.voice.service import Service, read_requests
+
+    try:
+        from assist.mcp.voice.player import Player, PlayerUnavailable, SilentPlayer, open_speakers
+        from assist.mcp.voice.service import Service, read_requests
+    except ImportError as missing:
+        log.warning(f"{VOICE_EXTRA_MISSING} ({missing})")
+        return LOAD_FAILED
 
     save_dir = Path(args.save_dir) if args.save_dir else None
     if save_dir is not None:
         try:
             save_dir.mkdir(parents=True, exist_ok=True)
         except OSError as error:
-            note(f"cannot create the --save-dir folder {save_dir} ({error}); give a writable one")
+            log.warning(
+                f"cannot create the --save-dir folder {save_dir} ({error}); give a writable one"
+            )
             return LOAD_FAILED
     engine_name = args.engine
     try:
         started = time.perf_counter()
         options = _options(args)
-        registry = engine_choice.load_plugins(VOICES, os.environ)
+        registry = load_plugins(VOICES, os.environ)
         engine_name = loading.choose(registry, args.engine, options)
         engine = loading.build(registry, engine_name, options)
         load_ms = round((time.perf_counter() - started) * 1000)
+        log.debug(f"engine {engine_name} built in {load_ms} ms")
         player: Player = SilentPlayer() if args.no_play else open_speakers(engine.sample_rate)
     except (loading.LoadFailure, PlayerUnavailable, OSError) as error:
-        note(f"cannot load voice engine {engine_name!r}: {error}")
+        log.warning(f"cannot load voice engine {engine_name!r}: {error}")
         return LOAD_FAILED
 
     output.emit(Ready(engine=engine_name, sample_rate=int(engine.sample_rate), load_ms=load_ms))
@@ -115,7 +132,7 @@ def _options(args: argparse.Namespace) -> VoiceOptions:
 
 
 def _list_engines(args: argparse.Namespace) -> int:
-    registry = engine_choice.load_plugins(VOICES, os.environ)
+    registry = load_plugins(VOICES, os.environ)
     for line in engine_choice.describe_engines(registry, _options(args)):
         print(line)
     return 0

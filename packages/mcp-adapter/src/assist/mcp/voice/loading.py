@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import sys
 
+from assist.app.engines import choose_here
 from assist.core.engines import Engine, EngineSpec, VoiceOptions
 from assist.core.plugins import Registry, UnknownPlugin
-from assist.mcp.speech.engine_choice import LAST_RESORT_PACKAGE, choose_here
+from assist.mcp.speech.engine_choice import LAST_RESORT_PACKAGE
 
 AUTO = "auto"
 """The `--engine` value that lets the machine choose (behaviour 9.1)."""

@@ -17,14 +17,14 @@ import sys
 import threading
 
 from assist.core.protocol import Message, encode
+from assist.mcp.logs import HELPER, attach
 
 PROGRAM = "assist-voice"
 """How the helper names itself on stderr, so its lines can be told from the server's."""
 
 
-def note(text: str) -> None:
-    """One diagnostic line on stderr, prefixed with the program name."""
-    print(f"{PROGRAM}: {text}", file=sys.stderr, flush=True)
+log = attach(HELPER, f"{PROGRAM}: ")
+"""The helper's logger (`assist.mcp.logs`): its diagnostics on stderr, prefixed with its name."""
 
 
 class ProtocolOutput:
@@ -46,7 +46,7 @@ class ProtocolOutput:
                     data = data[os.write(self._fd, data) :]
             except OSError as error:
                 self.broken = True
-                note(f"cannot write events to stdout any more ({error}); stopping")
+                log.warning(f"cannot write events to stdout any more ({error}); stopping")
 
     def close(self) -> None:
         with self._lock:

@@ -23,7 +23,7 @@ from collections import deque
 from typing import Any, Protocol
 
 import numpy as np
-from assist.mcp.voice.output import note
+from assist.mcp.voice.output import log
 
 BLOCK_S = 0.05
 """Audio handed to the device per write. A cut halts playback within one block: 50 ms keeps a
@@ -164,7 +164,7 @@ class SpeakerPlayer:
             self._stream.stop()
             self._stream.close()
         except Exception as error:  # closing a failed device must not fail the exit
-            note(f"could not close the audio output cleanly: {error}")
+            log.warning(f"could not close the audio output cleanly: {error}")
 
     def _pending(self) -> bool:
         return self._busy or any(chunk is not None for chunk in self._chunks)

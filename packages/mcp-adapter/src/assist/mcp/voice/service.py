@@ -39,7 +39,7 @@ from assist.core.protocol import (
     audio_seconds,
     decode_request,
 )
-from assist.mcp.voice.output import ProtocolOutput, note
+from assist.mcp.voice.output import ProtocolOutput, log
 from assist.mcp.voice.player import Player
 from assist.mcp.voice.recording import save_reply
 
@@ -198,7 +198,9 @@ class Service:
         try:
             save_reply(self._save_dir, request_id, kept, self._rate, samples)
         except Exception as error:  # the line was spoken; a full disk must not hide that
-            note(f"could not save the audio of say {request_id!r} in {self._save_dir}: {error}")
+            log.warning(
+                f"could not save the audio of say {request_id!r} in {self._save_dir}: {error}"
+            )
 
     def _seconds(self, samples: int) -> float:
         return audio_seconds(samples, self._rate)
@@ -215,6 +217,6 @@ def read_requests(lines: Iterable[bytes], service: Service) -> None:
             if request is not None and not service.receive(request):
                 return
     except (OSError, ValueError) as error:
-        note(f"stopped reading requests: {error}")
+        log.warning(f"stopped reading requests: {error}")
     finally:
         service.end_of_input()

@@ -24,7 +24,7 @@ Linux.)
 from __future__ import annotations
 
 import gc
-import sys
+import logging
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -51,7 +51,8 @@ CACHE_LIMIT = 0
 """MLX's buffer cache, in bytes: at its default it kept a gigabyte more than needed."""
 WARM_UP_TEXT = "Hello."
 """Spoken into the void after a pack loads, so the first real line finds MLX's kernels ready."""
-PROGRAM = "assist-voice"
+log = logging.getLogger("assist.voice.qwen3")
+"""This engine's logger; the voice helper writes its records on stderr as `assist-voice: ...`."""
 
 
 class PresetVoice:
@@ -209,11 +210,9 @@ def design(instruction_text: str) -> tuple[np.ndarray, int]:
     import mlx.core as mx
     from mlx_audio.tts.utils import load_model
 
-    print(
-        f"{PROGRAM}: designing the voice from its description (once; the VoiceDesign model "
+    log.warning(
+        "designing the voice from its description (once; the VoiceDesign model "
         "needs about 5.6 GB while it runs)",
-        file=sys.stderr,
-        flush=True,
     )
     model = load_model(fetch(DESIGN_MODEL))
     mx.random.seed(SEED)

@@ -13,8 +13,8 @@ library reads them once, at import), so a test or a later setting is honoured.
 
 from __future__ import annotations
 
+import logging
 import os
-import sys
 from pathlib import Path
 
 ALLOW_PATTERNS = ["*.json", "*.safetensors", "*.txt", "*.jinja", "*.model", "*.tiktoken"]
@@ -22,7 +22,8 @@ ALLOW_PATTERNS = ["*.json", "*.safetensors", "*.txt", "*.jinja", "*.model", "*.t
 tokenizer (vocab.json, merges.txt, its config and chat template)."""
 TRUE_WORDS = ("1", "on", "yes", "true")
 """Values of HF_HUB_OFFLINE that mean offline, as the hub library reads them."""
-PROGRAM = "assist-voice"
+log = logging.getLogger("assist.voice.qwen3")
+"""This engine's logger; the voice helper writes its records on stderr as `assist-voice: ...`."""
 
 
 class ModelUnavailable(RuntimeError):
@@ -65,11 +66,8 @@ def fetch(repo_id: str) -> Path:
             "HF_HUB_OFFLINE is set; connect to the internet and unset HF_HUB_OFFLINE for the "
             f"first start, or copy the model there (`hf download {repo_id}`)"
         )
-    print(
-        f"{PROGRAM}: downloading {repo_id} from the Hugging Face hub into {hub_cache()} "
-        "(first use only)",
-        file=sys.stderr,
-        flush=True,
+    log.warning(
+        f"downloading {repo_id} from the Hugging Face hub into {hub_cache()} (first use only)",
     )
     try:
         path = snapshot_download(repo_id, cache_dir=hub_cache(), allow_patterns=ALLOW_PATTERNS)

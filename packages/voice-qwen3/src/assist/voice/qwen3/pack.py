@@ -20,8 +20,8 @@ its text and `keys.PACK_VERSION`, so a changed input never meets an old pack.
 from __future__ import annotations
 
 import json
+import logging
 import shutil
-import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -36,7 +36,8 @@ DECODER = "decoder.safetensors"
 REFERENCE = "reference.safetensors"
 MANIFEST = "pack.json"
 SPEECH_PREFIX = "speech_tokenizer."
-PROGRAM = "assist-voice"
+log = logging.getLogger("assist.voice.qwen3")
+"""This engine's logger; the voice helper writes its records on stderr as `assist-voice: ...`."""
 
 
 class PackMismatch(ValueError):
@@ -61,11 +62,9 @@ def open_pack(
         try:
             return load_pack(folder, snapshot, voice)
         except Exception as error:
-            print(
-                f"{PROGRAM}: the voice pack {folder} could not be loaded "
+            log.warning(
+                f"the voice pack {folder} could not be loaded "
                 f"({type(error).__name__}: {error}); building it again",
-                file=sys.stderr,
-                flush=True,
             )
             shutil.rmtree(folder, ignore_errors=True)
     build_pack(folder, snapshot, model_id, voice)

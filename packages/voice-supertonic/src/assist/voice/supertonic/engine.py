@@ -18,7 +18,7 @@ out of the piece, with a note on stderr, rather than losing the line.
 
 from __future__ import annotations
 
-import sys
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -37,7 +37,8 @@ SENTENCE_PAUSE_S = 0.3
 """supertonic's own silence between the pieces of one text (DEFAULT_SILENCE_DURATION)."""
 CLAUSE_PAUSE_S = 0.1
 """A shorter breath after a first sentence cut at a clause."""
-PROGRAM = "assist-voice"
+log = logging.getLogger("assist.voice.supertonic")
+"""This engine's logger; the voice helper writes its records on stderr as `assist-voice: ...`."""
 
 
 def tagged_chunks(text: str, tone: str) -> list[str]:
@@ -90,10 +91,8 @@ class SupertonicEngine:
         valid, unsupported = self._tts.model.text_processor.validate_text(chunk)
         if valid:
             return chunk
-        print(
-            f"{PROGRAM}: supertonic3 cannot say {' '.join(unsupported)}; left out",
-            file=sys.stderr,
-            flush=True,
+        log.warning(
+            f"supertonic3 cannot say {' '.join(unsupported)}; left out",
         )
         return "".join(character for character in chunk if character not in unsupported)
 

@@ -15,8 +15,8 @@ keeps a machine without a network waiting about 24 s before it fails.
 
 from __future__ import annotations
 
+import logging
 import os
-import sys
 from pathlib import Path
 
 MODEL = "supertonic-3"
@@ -38,7 +38,8 @@ TRUE_WORDS = ("1", "on", "yes", "true")
 REACH_TIMEOUT_S = 10.0
 """How long the hub may take to answer that first request: enough for a slow link, and a
 refused or unresolvable connection fails at once anyway."""
-PROGRAM = "assist-voice"
+log = logging.getLogger("assist.voice.supertonic")
+"""This engine's logger; the voice helper writes its records on stderr as `assist-voice: ...`."""
 
 
 class ModelUnavailable(RuntimeError):
@@ -69,11 +70,8 @@ def ensure_model(folder: Path) -> None:
             "HF_HUB_OFFLINE is set; connect to the internet and unset HF_HUB_OFFLINE for the "
             f"first start, or put the files of {REPOSITORY} there"
         )
-    print(
-        f"{PROGRAM}: downloading {REPOSITORY} from the Hugging Face hub into {folder} "
-        "(first use only)",
-        file=sys.stderr,
-        flush=True,
+    log.warning(
+        f"downloading {REPOSITORY} from the Hugging Face hub into {folder} (first use only)",
     )
     from huggingface_hub import HfApi
     from supertonic.config import get_model_revision

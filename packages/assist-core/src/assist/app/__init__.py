@@ -1,0 +1,33 @@
+"""assist for other applications: the installed voice engines, and the engine for this machine
+chosen as assist chooses it (`pip install "assist-core[kokoro]"`).
+
+The rest of what an application uses is the pure core, with the application's own clock:
+`assist.core.echo` (is a transcript line the assistant's own voice), `assist.core.gate` (may it
+speak now), `assist.core.batcher` (when a stretch of talk is ready) and `assist.core.sentences`.
+The package README shows each in a runnable example.
+"""
+
+from __future__ import annotations
+
+from assist.app.engines import (
+    choose_here,
+    installed_engines,
+    load_plugins,
+    ready_offline,
+    total_memory,
+)
+from assist.core.engines import Engine, EngineSpec, VoiceOptions
+from assist.core.plugins import Registry, UnknownPlugin
+
+__all__ = [
+    "Engine",
+    "EngineSpec",
+    "Registry",
+    "UnknownPlugin",
+    "VoiceOptions",
+    "choose_here",
+    "installed_engines",
+    "load_plugins",
+    "ready_offline",
+    "total_memory",
+]
