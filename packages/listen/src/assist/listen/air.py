@@ -4,13 +4,14 @@ What `assist demo` runs by default (`python -m assist.listen.air MEETING --into 
 DIR --room software|pulse --events`), in place of the transcript-only `assist replay`:
 
 - each line of the meeting is said by Piper's joe voice with the speaker's own pitch and pace
-  (`SPEAKER_VOICES`, given to speakers in order of appearance), so people sound apart;
+  (`assist.listen.room.VOICES`, given to speakers in order of appearance), so people sound
+  apart;
 - `assist listen` hears the room (`rooms`: mixed in software and fed on stdin, or the
   PulseAudio room on the default input) and writes the session: the transcript the agent
   watches is recognised speech, found by the real VAD and recognised by the real whisper;
 - every line the assistant says (the WAV its voice saves in `--audio DIR`) is played into the
-  same room, `ECHO_DELAY_S` later and `ECHO_GAIN` quieter, as its loudspeaker would, so its
-  echo comes back through the microphone and the server must leave it out (behaviour 6).
+  same room, 50 ms later and 6 dB quieter (`assist.listen.room`'s speaker to microphone), so
+  its echo comes back through the microphone and the server must leave it out (behaviour 6).
 
 The room behaves like polite people: the meeting starts once the assistant has joined and its
 notice has been heard, nobody talks while the assistant has the floor (from its `speaking`
@@ -52,30 +53,16 @@ import numpy as np
 from assist.core.files import LOG_FILE, RAW_FILE, REPLY_WAV
 from assist.core.lines import LineError, parse_raw_line
 from assist.core.meeting_log import read_events
-from assist.listen.rooms import Playing, PulseRoom, SoftwareRoom, pulse_problem
+from assist.listen.room import SPEAKER_TO_MIC_DB, SPEAKER_TO_MIC_S, TURN_GAP_S, VOICES, pitched
+from assist.listen.rooms import MixedRoom, Playing, PulseRoom, pulse_problem
 from assist.listen.voiced import RATE_HZ, Voice
 from assist.mcp.replay.meeting_files import BUILT_IN, Meeting, MeetingError, load_meeting
 
 ROOMS = ("software", "pulse")
-SPEAKER_VOICES: tuple[tuple[float, float], ...] = (
-    (1.2, 0.95),
-    (1.1, 1.05),
-    (1.0, 1.0),
-    (0.9, 1.0),
-    (1.15, 0.9),
-    (0.95, 1.1),
-)
-"""(pitch, pace) per speaker, in order of first appearance. Chosen so whisper tiny.en still
-hears the sample meeting's key words ("Claude", "rate limit", "429", "503", "not sure") in
-every voice; lower than 0.9 it heard "503" as "500 3". Piper's noise stays off, so a line
-sounds the same every run."""
-ECHO_DELAY_S = 0.05
-"""From the assistant's loudspeaker to the microphone: the device's output latency and a
-couple of metres of air."""
-ECHO_GAIN = 0.5
-"""The assistant's voice at the microphone, against the people's (-6 dB): the speaker is
-further away than the person talking."""
-LEAST_GAP_S = 1.0
+ECHO_DELAY_S = SPEAKER_TO_MIC_S
+ECHO_GAIN = 10 ** (SPEAKER_TO_MIC_DB / 20)
+"""The assistant's voice reaches the microphone later and quieter (`assist.listen.room`)."""
+LEAST_GAP_S = TURN_GAP_S
 """Silence before a line, at least: over the 600 ms end of turn with room to spare."""
 AFTER_NOTICE_S = 1.5
 """The meeting starts this long after the notice has been heard."""
@@ -192,7 +179,7 @@ class AirMeeting:
         )
         return 0
 
-    def _open(self) -> tuple[subprocess.Popen[bytes], SoftwareRoom | PulseRoom]:
+    def _open(self) -> tuple[subprocess.Popen[bytes], MixedRoom | PulseRoom]:
         command = [sys.executable, "-m", "assist.listen.command", "--into", str(self.root)]
         command += ["--name", self.meeting.name, "--quiet"]
         command += ["--stt", self.stt] if self.stt else []
@@ -201,11 +188,11 @@ class AirMeeting:
                 [*command, "--from", "-"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
             )
             assert listener.stdin is not None
-            return listener, SoftwareRoom(listener.stdin)
+            return listener, MixedRoom(listener.stdin)
         listener = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE)
         return listener, PulseRoom(dict(os.environ))
 
-    def _until(self, room: SoftwareRoom | PulseRoom, done: Any) -> None:
+    def _until(self, room: MixedRoom | PulseRoom, done: Any) -> None:
         while not self.stop.is_set():
             self._tick(room)
             if done():
@@ -213,7 +200,7 @@ class AirMeeting:
             self.stop.wait(TICK_S)
         raise _Stopped
 
-    def _tick(self, room: SoftwareRoom | PulseRoom) -> None:
+    def _tick(self, room: MixedRoom | PulseRoom) -> None:
         room.pump()
         self._follow_log()
         self._play_new_wavs(room)
@@ -230,18 +217,16 @@ class AirMeeting:
     def _voice_lines(self) -> None:
         voice = Voice()
         try:
-            speakers: dict[str, tuple[float, float]] = {}
+            factors: dict[str | None, float] = {}
             for script_line in self.meeting.lines:
-                who = script_line.line.speaker or ""
-                if who not in speakers:
-                    speakers[who] = SPEAKER_VOICES[len(speakers) % len(SPEAKER_VOICES)]
-                pitch, pace = speakers[who]
-                self._voices.append(voice.say(script_line.line.text, pitch=pitch, pace=pace))
+                who = script_line.line.speaker
+                factor = factors.setdefault(who, VOICES[len(factors) % len(VOICES)])
+                self._voices.append(pitched(voice.say(script_line.line.text), factor))
         finally:
             voice.close()
             self._voiced.set()
 
-    def _play_meeting(self, room: SoftwareRoom | PulseRoom) -> None:
+    def _play_meeting(self, room: MixedRoom | PulseRoom) -> None:
         previous_end = room.now()
         lines = self.meeting.lines
         for index, script_line in enumerate(lines):
@@ -252,7 +237,7 @@ class AirMeeting:
             self.sounds.append(Sound("line", script_line.line.text, playing, index=index))
             previous_end = playing.end_s
 
-    def _line_may_start(self, room: SoftwareRoom | PulseRoom, due: float) -> bool:
+    def _line_may_start(self, room: MixedRoom | PulseRoom, due: float) -> bool:
         return room.now() >= due and self._room_quiet(room, LEAST_GAP_S)
 
     def _gap_before(self, index: int) -> float:
@@ -284,13 +269,13 @@ class AirMeeting:
             }
         )
 
-    def _planned_end(self, room: SoftwareRoom | PulseRoom) -> float:
+    def _planned_end(self, room: MixedRoom | PulseRoom) -> float:
         last = self.meeting.lines[-1].line.end_ms
         tail = (self.meeting.duration_ms - last) / 1000 / self.speed
         ends = [sound.playing.end_s for sound in self.sounds] or [room.now()]
         return max(ends) + max(LEAST_GAP_S, tail)
 
-    def _room_quiet(self, room: SoftwareRoom | PulseRoom, for_s: float) -> bool:
+    def _room_quiet(self, room: MixedRoom | PulseRoom, for_s: float) -> bool:
         """Nobody speaking, the assistant not holding the floor, for at least `for_s`."""
         now = room.now()
         if self._floor_since is not None:
@@ -299,7 +284,7 @@ class AirMeeting:
             self._floor_since = None
         return all(now >= sound.playing.end_s + for_s for sound in self.sounds)
 
-    def _joined_and_noticed(self, room: SoftwareRoom | PulseRoom) -> bool:
+    def _joined_and_noticed(self, room: MixedRoom | PulseRoom) -> bool:
         notice = next((sound for sound in self.sounds if sound.kind == "notice"), None)
         if notice is not None:
             return room.now() >= notice.playing.end_s
@@ -308,7 +293,7 @@ class AirMeeting:
             return True
         return False
 
-    def _all_heard(self, room: SoftwareRoom | PulseRoom) -> bool:
+    def _all_heard(self, room: MixedRoom | PulseRoom) -> bool:
         now = room.now()
         if self._floor_since is not None:
             return False
@@ -316,7 +301,7 @@ class AirMeeting:
             sound.heard or now >= sound.playing.end_s + HEARD_WAIT_S for sound in self.sounds
         )
 
-    def _end(self, listener: subprocess.Popen[bytes], room: SoftwareRoom | PulseRoom) -> None:
+    def _end(self, listener: subprocess.Popen[bytes], room: MixedRoom | PulseRoom) -> None:
         room.close()
         if self.room_kind == "pulse" and listener.poll() is None:
             listener.send_signal(signal.SIGINT)
@@ -349,7 +334,7 @@ class AirMeeting:
             return []
         return sorted(name for name in names if REPLY_WAV.fullmatch(name))
 
-    def _play_new_wavs(self, room: SoftwareRoom | PulseRoom) -> None:
+    def _play_new_wavs(self, room: MixedRoom | PulseRoom) -> None:
         for name in self._wav_names():
             if name in self._seen_wavs:
                 continue
@@ -379,7 +364,7 @@ class AirMeeting:
 
     # What the listener wrote --------------------------------------------------------------
 
-    def _read_heard(self, room: SoftwareRoom | PulseRoom) -> None:
+    def _read_heard(self, room: MixedRoom | PulseRoom) -> None:
         try:
             with open(self.folder / RAW_FILE, "rb") as file:
                 file.seek(self._raw_offset)
@@ -395,7 +380,7 @@ class AirMeeting:
                 continue
             self._heard(line, room)
 
-    def _heard(self, line: Any, room: SoftwareRoom | PulseRoom) -> None:
+    def _heard(self, line: Any, room: MixedRoom | PulseRoom) -> None:
         from assist.core.lines import line_view
 
         start, end = line.start_ms / 1000 - room.lag_s, line.end_ms / 1000 - room.lag_s

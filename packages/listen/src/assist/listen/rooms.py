@@ -1,11 +1,14 @@
-"""Rooms a meeting is spoken into and a listener hears: one mixed in software, one on a real
-audio server.
+"""Rooms played into as things happen, for a meeting whose next line waits on the assistant:
+one mixed in software, one on a real audio server.
 
-A room plays sounds (float32 mono at 16 kHz) and keeps one clock, in seconds since it opened,
-on which each sound's start and end are known; `pump()` is called often and does the room's
-work for the time that passed.
+`assist.listen.room` lays a whole meeting out in advance on the meeting's clock; the demo
+through the air (`assist.listen.air`) cannot, since people wait while the assistant speaks. A
+room here plays sounds (float32 mono at 16 kHz) when told to and keeps one clock, in seconds
+since it opened, on which each sound's start and end are known; `pump()` is called often and
+does the room's work for the time that passed. Its noise, like the speaker-to-microphone
+delay and loss, is `assist.listen.room`'s.
 
-- `SoftwareRoom` mixes every sound playing, adds a little white noise, and writes the mix as
+- `MixedRoom` mixes every sound playing, adds the room's white noise, and writes the mix as
   16 kHz mono s16le to a pipe (`assist listen --from -`) at real time: the clock is the
   samples written, so it is exactly the listener's capture clock.
 - `PulseRoom` plays each sound with `paplay --device=room` into the PulseAudio room of
@@ -30,14 +33,11 @@ from typing import IO
 
 import attrs
 import numpy as np
+from assist.listen.room import NOISE_DB
 from assist.listen.voiced import RATE_HZ, pcm16
 
 BLOCK = 512
 """Samples written per block: one VAD frame (32 ms), so the listener sees audio as it comes."""
-NOISE_LEVEL = 0.002
-"""The software room's background noise (white, RMS about -54 dBFS): about 33 dB under the
-voices, the hum of a quiet meeting room. Enough that the VAD and the recogniser never get
-digital silence; far from the 20 dB SNR the recogniser is measured at."""
 PULSE_LATENCY_S = 0.288
 """How much later a sound played into the PulseAudio room reaches the listener's clock
 (measured with the null sink at norewinds=1, issue 11)."""
@@ -53,13 +53,15 @@ class Playing:
     end_s: float
 
 
-class SoftwareRoom:
+class MixedRoom:
     """Mixes its sounds with noise and writes the mix to `sink` at real time."""
 
     lag_s = 0.0
     """The listener's clock is this room's own."""
 
-    def __init__(self, sink: IO[bytes], *, noise: float = NOISE_LEVEL, seed: int = 11) -> None:
+    def __init__(
+        self, sink: IO[bytes], *, noise: float = 10 ** (NOISE_DB / 20), seed: int = 11
+    ) -> None:
         self._sink = sink
         self._noise = noise
         self._random = np.random.default_rng(seed)

@@ -57,28 +57,19 @@ class Voice:
 
         self._voice = load_voice(find_voice(None, None))
         self._rate = self._voice.config.sample_rate
-        self._length_scale = float(self._voice.config.length_scale or 1.0)
 
-    def say(self, text: str, *, pitch: float = 1.0, pace: float = 1.0) -> np.ndarray:
-        """The line as float32 mono at 16 kHz, with Piper's noise off (the same every run).
-
-        `pitch` raises (above 1) or lowers the voice by that factor and `pace` stretches it
-        (above 1: slower), so one voice can stand for several people. Piper has no pitch
-        control, so the line is said `pitch` times slower and then resampled as if it had
-        been recorded `pitch` times faster: its length is kept and its pitch moves."""
+    def say(self, text: str) -> np.ndarray:
+        """The line as float32 mono at 16 kHz, with Piper's noise off (the same every run)."""
         import soxr
         from piper import SynthesisConfig
 
-        config = SynthesisConfig(
-            length_scale=self._length_scale * pace * pitch, noise_scale=0.0, noise_w_scale=0.0
-        )
+        config = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
         pieces = [
             np.asarray(chunk.audio_float_array, dtype=np.float32).reshape(-1)
             for chunk in self._voice.synthesize(text, syn_config=config)
         ]
         audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
-        resampled = soxr.resample(audio, self._rate * pitch, RATE_HZ)
-        return _trimmed(resampled.astype(np.float32))
+        return _trimmed(soxr.resample(audio, self._rate, RATE_HZ).astype(np.float32))
 
     def close(self) -> None:
         """Drop the voice's onnxruntime session so its memory goes back."""
