@@ -33,6 +33,7 @@ from assist.mcp.demo.agent import BUILT_IN_AGENTS
 from assist.mcp.demo.live import LiveOutput, summary_table
 from assist.mcp.demo.run import (
     AGENT_PLACEHOLDER,
+    AIR,
     DEFAULT_AGENT,
     NAME,
     Plan,
@@ -88,9 +89,10 @@ def parser() -> argparse.ArgumentParser:
     result.add_argument("--agent", metavar="CMD", default=DEFAULT_AGENT, help=AGENT_HELP)
     result.add_argument(
         "--echo",
-        choices=("exact", "asr"),
-        help="how the assistant's voice comes back into the room: exact words, or what "
-        "pocketsphinx hears (default: asr when pocketsphinx is installed)",
+        choices=("exact", "asr", AIR),
+        help="how the assistant's voice comes back into the room: exact words, what "
+        "pocketsphinx hears (default: asr when pocketsphinx is installed), or through the air: "
+        "the whole meeting said in a software room and recorded by assist listen (speed 1)",
     )
     result.add_argument("--engine", help="the voice engine (default: the best one ready offline)")
     result.add_argument(
@@ -118,6 +120,12 @@ def demo_command(argv: list[str]) -> int:
     except (MeetingError, NoVoice) as error:
         return _fail(console, str(error))
     echo = args.echo or ("asr" if _has_recogniser() else "exact")
+    if echo == AIR and (args.speed != 1 or importlib.util.find_spec("assist.listen") is None):
+        return _fail(
+            console,
+            "--echo air needs assist-listen (pip install 'assist-core[listen,whisper]') and "
+            "speed 1, since speech said into a room cannot be sped up",
+        )
     if echo == "asr" and not _has_recogniser():
         return _fail(console, "--echo asr needs pocketsphinx: pip install pocketsphinx")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="assist-demo-"))

@@ -83,6 +83,10 @@ HOOKS_DROPPED = ("ASSIST_VOICE_COMMAND", PACING_VARIABLE)
 """Hooks of `assist mcp` a run never inherits: it always runs the real voice, and sets
 the batching clock itself."""
 DEFAULT_AGENT = "stand-in"
+AIR = "air"
+"""`--echo air`: the meeting is said in assist-listen's software room and heard by `assist
+listen` (assist.listen.room_replay, which prints replay's events), so the transcript is
+recognised speech and the replies come back through the air; at speed 1 only."""
 
 
 @attrs.frozen
@@ -137,6 +141,19 @@ class Plan:
         return [sys.executable, "-m", "assist.mcp.commands.cli", "mcp", *flags]
 
     def replay_command(self) -> list[str]:
+        if self.echo == AIR:
+            return [
+                sys.executable,
+                "-m",
+                "assist.listen.room_replay",
+                self.meeting_spec,
+                "--into",
+                str(self.sessions),
+                "--audio",
+                str(self.audio),
+                "--after-join",
+                "--events",
+            ]
         return [
             sys.executable,
             "-m",
