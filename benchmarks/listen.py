@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from assist.core.testing import word_error_rate
+from assist.core.words import word_error_rate
 from assist.listen.voiced import VoicedMeeting, pcm16, voice_meeting, with_noise
 
 ASSIST = Path(sys.executable).parent / "assist"

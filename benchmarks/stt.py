@@ -41,7 +41,7 @@ PRE_ROLL_S = 0.2
 
 
 def meeting_lines() -> list[str]:
-    from assist.core.stt_testing import MEETING_LINES
+    from assist.engine_kit.recognisers import MEETING_LINES
 
     records = [json.loads(line) for line in SAMPLE.read_text().splitlines() if line.strip()]
     return [record["text"] for record in records if "text" in record] + list(MEETING_LINES)
@@ -59,7 +59,7 @@ def with_noise(audio: Any, snr_db: float, rng: Any) -> Any:
 def render(lines: list[str], folder: Path) -> Path:
     """Voice every line clean and noisy into one .npz the measuring processes read."""
     import numpy as np
-    from assist.core.stt_testing import speak
+    from assist.engine_kit.recognisers import speak
 
     rng = np.random.default_rng(SEED)
     arrays: dict[str, Any] = {}
@@ -141,7 +141,7 @@ def run_one(name: str, audio_path: Path, count: int) -> dict[str, Any]:
 
 
 def word_error_rate(lines: list[str], turns: list[dict[str, Any]]) -> float:
-    from assist.core.stt_testing import word_errors
+    from assist.engine_kit.recognisers import word_errors
 
     counts = [word_errors(line, turn["text"]) for line, turn in zip(lines, turns, strict=True)]
     return sum(errors for errors, _ in counts) / sum(words for _, words in counts)

@@ -1,8 +1,8 @@
 """assist.core stays pure: stdlib, attrs and pluggy only, and no I/O, clock or sleep.
 
 Every module's source is walked (its AST), so a forbidden import or call fails here
-before it can hide behind a lazy import or a branch the other tests never take. The
-conformance kit (`testing.py`) is the one exception: it exists to measure engines.
+before it can hide behind a lazy import or a branch the other tests never take; there are
+no exceptions (the conformance kits, which measure engines, are assist-engine-kit's).
 The last test installs assist-core alone into a fresh environment, as a user would.
 """
 
@@ -18,8 +18,6 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parents[1]
 CORE = PACKAGE / "src" / "assist" / "core"
-NOT_PURE = {"testing.py", "stt_testing.py"}
-"""The conformance kits time engines, write WAVs, voice lines and run recognisers."""
 
 ALLOWED_THIRD_PARTY = {"attrs", "pluggy"}
 
@@ -52,7 +50,7 @@ FORBIDDEN_METHODS = {
 
 
 def core_modules() -> list[Path]:
-    return sorted(path for path in CORE.glob("*.py") if path.name not in NOT_PURE)
+    return sorted(CORE.glob("*.py"))
 
 
 def problems_in(source: str, filename: str) -> list[str]:
@@ -178,7 +176,7 @@ def test_assist_core_installs_alone_with_only_attrs_and_pluggy(tmp_path):
         "assert 'numpy' not in sys.modules and 'pytest' not in sys.modules\n"
         "import assist, assist.core\n"
         "assert assist.__file__ is None, 'assist must stay a PEP 420 namespace'\n"
-        "from assist.core.testing import word_error_rate\n"
+        "from assist.core.words import word_error_rate\n"
         "assert word_error_rate('one two', 'one') == 0.5\n"
     )
     subprocess.run([str(python), "-c", check], check=True, timeout=60)

@@ -178,6 +178,7 @@ def test_every_text_function_says_something() -> None:
         "kind": "number",
         "session": "s",
         "root": "/sessions",
+        "why": "idle",
     }
     public = [
         function
@@ -199,6 +200,7 @@ def test_the_tools_are_described_in_the_order_of_tools_list() -> None:
         "transcript",
         "status",
         "watch_meeting",
+        "start_conversation",
         "wait_for_transcript",
         "speak",
         "confirm",

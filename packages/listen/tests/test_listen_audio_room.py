@@ -12,7 +12,7 @@ import sys
 import time
 from pathlib import Path
 
-from assist.core.testing import word_error_rate
+from assist.core.words import word_error_rate
 
 sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import Listener, eventually, listen_env, raw_lines

@@ -8,7 +8,7 @@ import sys
 import wave
 from pathlib import Path
 
-from assist.core.testing import word_error_rate
+from assist.core.words import word_error_rate
 
 sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import Listener, listen_env, raw_lines

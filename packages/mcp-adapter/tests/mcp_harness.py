@@ -38,13 +38,14 @@ TOOLS_IN_ORDER = [
     "transcript",
     "status",
     "watch_meeting",
+    "start_conversation",
     "wait_for_transcript",
     "speak",
     "confirm",
     "stop_watching",
 ]
-"""The exact tools/list order of behaviour 3.3 (`start_conversation` is not built yet), written
-out rather than taken from the server."""
+"""The exact tools/list order of behaviour 3.3 and 13, written out rather than taken from the
+server."""
 TOUCH_S = 0.5
 """How often the test's recorder touches the room wav (a live session changes within 10 s)."""
 

@@ -27,7 +27,8 @@ from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.heartbeat import Heartbeat, read_heartbeat
 from assist.mcp.store.lock import LockBusy, SpeakingLock
 from assist.mcp.store.meeting_log_file import MeetingLogFile
-from assist.mcp.store.sessions import SessionStore, TranscriptReader
+from assist.mcp.store.sessions import SessionStore
+from assist.mcp.store.transcript import TranscriptReader
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

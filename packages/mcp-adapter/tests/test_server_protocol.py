@@ -146,13 +146,26 @@ def test_the_watching_tools_never_answer_invalid_params_for_an_argument_type(
         assert reply["result"]["content"][0]["type"] == "text"
 
 
-def test_prompts_list_offers_the_one_watch_prompt_with_an_optional_focus(raw: RawServer) -> None:
-    [listed] = raw.request("prompts/list")["result"]["prompts"]
-    assert set(listed) == {"name", "title", "description", "arguments"}
-    assert listed["name"] == "watch"
-    assert listed["title"] and listed["description"]
-    [focus] = listed["arguments"]
-    assert focus["name"] == "focus" and focus["required"] is False and focus["description"]
+def test_prompts_list_offers_watch_then_talk_each_with_an_optional_focus(raw: RawServer) -> None:
+    prompts = raw.request("prompts/list")["result"]["prompts"]
+    assert [listed["name"] for listed in prompts] == ["watch", "talk"]
+    for listed in prompts:
+        assert set(listed) == {"name", "title", "description", "arguments"}
+        assert listed["title"] and listed["description"]
+        [focus] = listed["arguments"]
+        assert focus["name"] == "focus" and focus["required"] is False and focus["description"]
+    assert prompts[0]["title"] != prompts[1]["title"]
+
+
+def test_prompts_get_talk_names_the_assistant_and_start_conversation_and_ends_with_the_focus(
+    raw: RawServer,
+) -> None:
+    got = raw.request("prompts/get", {"name": "talk", "arguments": {"focus": " the garden "}})
+    text = got["result"]["messages"][0]["content"]["text"]
+    assert text.startswith("You are Claude")
+    for tool in ("start_conversation", "wait_for_transcript", "speak", "confirm", "stop_watching"):
+        assert tool in text
+    assert text.endswith(" the garden") and "watch_meeting" not in text
 
 
 def test_prompts_get_reads_the_assistants_name_each_time_and_ends_with_the_focus(
@@ -193,7 +206,7 @@ def without_descriptions(schema: Any) -> Any:
     return schema
 
 
-def test_tools_list_gives_the_eight_tools_in_order_with_their_exact_schemas(
+def test_tools_list_gives_the_nine_tools_in_order_with_their_exact_schemas(
     raw: RawServer,
 ) -> None:
     listed = raw.request("tools/list")["result"]["tools"]
@@ -236,6 +249,7 @@ def test_tools_list_gives_the_eight_tools_in_order_with_their_exact_schemas(
             },
             "required": ["question"],
         },
+        "start_conversation": empty,
         "stop_watching": empty,
     }
     for tool in listed:

@@ -4,7 +4,8 @@ The test writes a toy distribution, `toy-voice`, the way an installer would lay 
 and a `.dist-info` folder whose `entry_points.txt` registers it in the `assist.voices` group.
 Only the public contract is used (`EngineSpec`, `hookimpl`). With that folder on PYTHONPATH,
 real `assist` and `assist-voice` processes list the engine, accept it as `voice.engine`, choose
-it when it declares itself the best engine for any machine, and speak through it.
+it when it declares itself the best engine for the machine (and not when the machine cannot afford
+what it declares), and speak through it.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import subprocess
 import sys
 import wave
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -57,23 +59,27 @@ def assist_voice_engines(register):
             build=lambda options: ToyEngine(),
             needs="nothing",
             rank=1000,  # richer than any engine of ours
-            auto_memory=0,  # on any machine
+            auto_memory=AUTO_MEMORY,  # 0: on any machine
             ready_offline=lambda options: True,
         )
     )
 '''
 
 
-@pytest.fixture
-def toy(tmp_path: Path) -> Path:
-    """A folder holding the installed toy distribution: module plus dist-info."""
-    site = tmp_path / "site"
+def install_toy(site: Path, auto_memory: int = 0) -> Path:
+    """Lay the toy distribution out in `site` as an installer would: module plus dist-info."""
     info = site / "toy_voice-0.1.dist-info"
     info.mkdir(parents=True)
-    (site / "toy_voice.py").write_text(TOY_MODULE)
+    (site / "toy_voice.py").write_text(TOY_MODULE.replace("AUTO_MEMORY", str(auto_memory)))
     (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toy-voice\nVersion: 0.1\n")
     (info / "entry_points.txt").write_text("[assist.voices]\ntoy = toy_voice\n")
     return site
+
+
+@pytest.fixture
+def toy(tmp_path: Path) -> Path:
+    """A folder holding the installed toy distribution, best on any machine."""
+    return install_toy(tmp_path / "site")
 
 
 @pytest.fixture
@@ -145,19 +151,35 @@ def test_auto_chooses_the_third_party_engine_when_it_declares_itself_best_and_sp
     assert toy_tone(out) == pytest.approx(TOY_HZ, abs=5)
 
 
-def test_the_voice_helper_speaks_through_the_third_party_engine(place, toy, tmp_path):
-    saved = tmp_path / "saved"
+def helper_events(env: dict[str, str], *arguments: str, text: str = "One.") -> list[Any]:
+    """Start `assist-voice --no-play`, say one line, quit; its events (it must exit 0)."""
     helper = subprocess.run(
-        [str(HELPER), "--engine", "toy", "--no-play", "--save-dir", str(saved)],
-        input=json.dumps({"op": "say", "id": 1, "text": "One. Two.", "emotion": "warm"}) + "\n",
+        [str(HELPER), *arguments, "--no-play"],
+        input=json.dumps({"op": "say", "id": 1, "text": text, "emotion": "warm"}) + "\n",
         capture_output=True,
         text=True,
         timeout=60,
-        env={**os.environ, **with_toy(place, toy)},
+        env={**os.environ, **env},
     )
     assert helper.returncode == 0, helper.stderr
-    events = [json.loads(line) for line in helper.stdout.splitlines()]
+    return [json.loads(line) for line in helper.stdout.splitlines()]
+
+
+def test_the_voice_helper_speaks_through_the_third_party_engine(place, toy, tmp_path):
+    saved = tmp_path / "saved"
+    arguments = ("--engine", "toy", "--save-dir", str(saved))
+    events = helper_events(with_toy(place, toy), *arguments, text="One. Two.")
     assert [event["event"] for event in events] == ["ready", "speaking", "done"]
     assert (events[0]["engine"], events[0]["sample_rate"]) == ("toy", TOY_RATE)
     assert events[2]["audio_s"] == pytest.approx(0.6)
     assert toy_tone(saved / "reply-1.wav") == pytest.approx(TOY_HZ, abs=5)
+
+
+def test_auto_takes_the_third_party_engine_only_when_the_machine_affords_what_it_declares(
+    place, tmp_path
+):
+    only_ours = {"ASSIST_VOICES": "toy,espeak"}
+    best = with_toy(place, install_toy(tmp_path / "best"))
+    assert helper_events({**best, **only_ours}, "--engine", "auto")[0]["engine"] == "toy"
+    greedy = with_toy(place, install_toy(tmp_path / "greedy", auto_memory=2**60))  # 1 EiB
+    assert helper_events({**greedy, **only_ours}, "--engine", "auto")[0]["engine"] == "espeak"

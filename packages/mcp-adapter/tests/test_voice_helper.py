@@ -184,7 +184,8 @@ def test_a_say_is_answered_with_speaking_then_done_and_its_wav_holds_the_audio(
 def test_a_piper_reply_saved_by_the_helper_is_heard_back_by_a_recogniser(
     start_helper: StartHelper, tmp_path: Path
 ) -> None:
-    from assist.core.testing import transcribe_wav, word_error_rate
+    from assist.core.words import word_error_rate
+    from assist.mcp.replay.audio import transcribe_wav
 
     text = (
         "The budget for the new project was approved this morning. "

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 from assist.core.recognisers import Recogniser, RecogniserOptions
-from assist.core.stt_testing import RecogniserConformance
+from assist.engine_kit.recognisers import RecogniserConformance
 from assist.stt.pocketsphinx.engine import is_word
 from assist.stt.pocketsphinx.plugin import build, ready_offline
 

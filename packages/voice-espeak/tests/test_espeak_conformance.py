@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 from assist.core.engines import Engine, VoiceOptions
-from assist.core.testing import EngineConformance
+from assist.engine_kit.voices import EngineConformance
 from assist.voice.espeak.plugin import build
 
 

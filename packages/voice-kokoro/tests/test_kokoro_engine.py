@@ -7,8 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from assist.core.engines import Engine, VoiceOptions
-from assist.core.testing import EngineConformance, Recording, record
 from assist.core.tones import TONES
+from assist.engine_kit.voices import EngineConformance, Recording, record
 from assist.voice.kokoro.assets import MODEL, VOICES, local_files
 from assist.voice.kokoro.engine import (
     CLAUSE_PAUSE_S,

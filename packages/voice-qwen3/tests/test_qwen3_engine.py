@@ -26,7 +26,7 @@ import numpy as np
 import pytest
 import qwen3_tiny_model as tiny
 from assist.core.engines import EngineSpec, VoiceOptions
-from assist.core.testing import EngineConformance, record
+from assist.engine_kit.voices import EngineConformance, record
 from assist.voice.qwen3 import engine as qwen3_engine
 from assist.voice.qwen3 import plugin
 from assist.voice.qwen3.engine import Qwen3Engine, build_engine

@@ -22,7 +22,7 @@ import numpy as np
 import pytest
 from assist.core.engines import VoiceOptions
 from assist.core.sentences import speech_chunks
-from assist.core.testing import EngineConformance
+from assist.engine_kit.voices import EngineConformance
 from assist.voice.supertonic import plugin
 from assist.voice.supertonic.engine import (
     CLAUSE_PAUSE_S,

@@ -26,8 +26,9 @@ voice (`echo.is_own_voice`, which applies the 120 s window itself), renders the
 rest and answers either the `Batch` to return now or `CheckAgain(at)`, the time
 of the next poll: never later than one poll interval ahead, and exactly when the
 batch would settle, reach its longest or time out if that comes first. Echoes
-never move the settle timer nor set `named_you`. The pacing is a `Pacing` value
-so tests and the demo can scale it.
+never move the settle timer nor set `named_you`. In a conversation (13) every kept
+line is addressed to the assistant (`every_line_addressed`), so it comes back at
+once. The pacing is a `Pacing` value so tests and the demo can scale it.
 """
 
 from __future__ import annotations
@@ -101,9 +102,15 @@ class Batcher:
     """The batch of one wait, fed each poll's new lines; see the module docstring."""
 
     def __init__(
-        self, started_at: float, timeout_s: float, pacing: Pacing = DEFAULT_PACING
+        self,
+        started_at: float,
+        timeout_s: float,
+        pacing: Pacing = DEFAULT_PACING,
+        *,
+        every_line_addressed: bool = False,
     ) -> None:
         self._deadline = started_at + timeout_s
+        self._every_line_addressed = every_line_addressed
         self._pacing = pacing
         self._lines: list[str] = []
         self._left_out = 0
@@ -128,7 +135,7 @@ class Batcher:
             if is_own_voice(text, utterances, notices, now):
                 self._left_out += 1
                 continue
-            self._named = self._named or says_name(text, name)
+            self._named = self._named or self._every_line_addressed or says_name(text, name)
             self._lines.append(render(line))
             if self._first_at is None:
                 self._first_at = now

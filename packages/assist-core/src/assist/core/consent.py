@@ -46,6 +46,7 @@ class LeaveReason(enum.Enum):
     RECORDING_ENDED = "the recording ended"
     AGENT_STOPPED = "the agent asked to stop watching"
     SHUTDOWN = "the server is shutting down"
+    CONVERSATION_OVER = "the conversation ended by itself (a ceiling, or its listener stopped)"
 
     @property
     def why(self) -> str:

@@ -32,6 +32,13 @@ WATCH_MEETING_SESSION_DESCRIPTION = (
     "it must still be the one being recorded."
 )
 
+START_CONVERSATION_DESCRIPTION = (
+    "Starts a spoken conversation with the user through this computer's microphone and "
+    "speaker: it starts listening, greets the user out loud, and returns. It refuses when "
+    "the assistant is switched off or the microphone cannot be used. Call it once, then keep "
+    "calling wait_for_transcript: every line the user says comes back at once."
+)
+
 WAIT_FOR_TRANSCRIPT_DESCRIPTION = (
     "Waits for new speech in the meeting and returns it. A stretch of talk comes back "
     "once the room goes quiet, at once when someone says the assistant's name, or empty "
@@ -63,7 +70,8 @@ CONFIRM_TIMEOUT_DESCRIPTION = (
 )
 
 STOP_WATCHING_DESCRIPTION = (
-    "Ends the watch: withdraws the indication that an assistant is listening and frees the voice."
+    "Ends the watch or the conversation: withdraws the indication that an assistant is "
+    "listening, stops listening if it started the listener, and frees the voice."
 )
 
 TOOL_DESCRIPTIONS: dict[str, str] = {
@@ -71,6 +79,7 @@ TOOL_DESCRIPTIONS: dict[str, str] = {
     "transcript": TRANSCRIPT_DESCRIPTION,
     "status": STATUS_DESCRIPTION,
     "watch_meeting": WATCH_MEETING_DESCRIPTION,
+    "start_conversation": START_CONVERSATION_DESCRIPTION,
     "wait_for_transcript": WAIT_FOR_TRANSCRIPT_DESCRIPTION,
     "speak": SPEAK_DESCRIPTION,
     "confirm": CONFIRM_DESCRIPTION,

@@ -21,7 +21,8 @@ from typing import Literal
 
 import attrs
 
-HoldKind = Literal["cap", "cooldown"]
+HoldKind = Literal["cap", "cooldown", "speaking"]
+"""`speaking`: a conversation's only hold, while the assistant's line plays (13)."""
 
 
 @attrs.frozen

@@ -60,6 +60,11 @@ def joined(at: datetime, pid: int, notice: str) -> Event:
     return _event("joined", at, pid, notice=notice)
 
 
+def filler(at: datetime, pid: int, text: str) -> Event:
+    """The server said a filler while the agent worked in silence (13); never counts."""
+    return _event("filler", at, pid, text=text)
+
+
 def speaking(at: datetime, pid: int, utterance: str, text: str, emotion: str) -> Event:
     """A line is handed to the voice: from here it counts and holds every watcher's cooldown."""
     return _event(

@@ -270,6 +270,35 @@ def confirm_watch_stopped() -> str:
     )
 
 
+# start_conversation (13)
+
+
+def listener_failed(reason: str) -> str:
+    """The conversation's listener did not start capturing."""
+    return (
+        f"The conversation did not start: the listener could not capture ({reason}). "
+        "No conversation is running. Tell the user what went wrong; `assist talk` checks the "
+        "microphone, the listener and the voice."
+    )
+
+
+def greeting_failed(reason: str) -> str:
+    """The greeting could not be said, so the conversation did not start."""
+    return (
+        f"The conversation did not start: the greeting could not be said ({reason}). "
+        "Listening was stopped again. Tell the user; `assist talk` checks the voice."
+    )
+
+
+def listener_lost(reason: str) -> str:
+    """The listener of a conversation crashed or hung (logged and told in `ended`)."""
+    return f"the listener stopped ({reason})"
+
+
+ASSISTANT_SPEAKING = "you are still speaking"
+"""The conversation's only hold on `may_speak`: a line of the assistant is playing."""
+
+
 # Any tool
 
 

@@ -12,6 +12,7 @@ from typing import Any
 from assist.core import hints
 from assist.core.batcher import Batch
 from assist.core.confirmation import NO_ANSWER
+from assist.core.conversation import said_approx
 from assist.core.gate import Gate, Hold
 from assist.core.settings import AssistantSettings
 
@@ -65,11 +66,47 @@ def recording_ended(batch: Batch) -> Result:
     return {"status": "ended", "lines": list(batch.lines), "next": hints.next_after_ended()}
 
 
-def spoken(text: str, audio_s: float, gate: Gate, *, cut_off: bool) -> Result:
-    """`speak` (3.6): what was said, for how long, and how many more lines the cap allows."""
-    answer: Result = {"said": text, "audio_s": audio_s, "may_still_speak": gate.may_still_speak}
+def spoken(
+    text: str,
+    audio_s: float,
+    gate: Gate | None,
+    *,
+    cut_off: bool,
+    interrupted: bool = False,
+) -> Result:
+    """`speak` (3.6): what was said, for how long, and how many more lines the cap allows
+    (no cap in a conversation: `gate` None). A line the user talked over (14.2) also says
+    roughly what of it was heard."""
+    answer: Result = {"said": text, "audio_s": audio_s}
+    if gate is not None:
+        answer["may_still_speak"] = gate.may_still_speak
     if cut_off:
         answer["cut_off"] = True
+    if interrupted:
+        answer["interrupted"] = True
+        answer["said_approx"] = said_approx(text, audio_s)
+    return answer
+
+
+def conversation_started(
+    session: str, assistant: AssistantSettings, greeting: str, max_s: int, idle_s: int
+) -> Result:
+    """`start_conversation` (13): the conversation, who speaks, the greeting, the ceilings."""
+    return {
+        "conversation": session,
+        "you_are": assistant.name,
+        "greeting_spoken": greeting,
+        "limits": {"max_s": max_s, "idle_s": idle_s},
+        "next": hints.next_after_start(),
+    }
+
+
+def conversation_ended(batch: Batch, why: str, detail: str | None = None) -> Result:
+    """A wait whose conversation is over (13): its lines, why, and what to do."""
+    answer: Result = {"status": "ended", "lines": list(batch.lines), "why": why}
+    if detail:
+        answer["detail"] = detail
+    answer["next"] = hints.next_after_conversation_ended(why)
     return answer
 
 

@@ -120,6 +120,8 @@ class Settings:
     conversation: ConversationSettings = ConversationSettings()
     confirm: ConfirmSettings = ConfirmSettings()
     listen: ListenSettings = ListenSettings()
+    barge_in: bool = True
+    """14.2: a person starting to speak over the assistant's line stops it (ours to switch)."""
 
 
 class SettingError(ValueError):
@@ -159,9 +161,10 @@ KEYS: tuple[str, ...] = (
     *DURATION_KEYS,
     "conversation.end_silence_ms",
     *WORD_LIST_KEYS,
+    "barge_in",
 )
 """The keys of `assist config KEY VALUE`, in the order of behaviour.md 2.3, then those of
-13 and 14.1."""
+13, 14.1 and 14.2."""
 
 LISTEN_KEYS: tuple[str, ...] = (
     "listen.stt",
@@ -218,7 +221,10 @@ def parse_settings(data: object, *, engines: Collection[str] = ()) -> tuple[Sett
     sessions_dir = _read(data, "sessions_dir", _text_value, None, warnings)
     talk = _talk_sections(data, warnings)
     listen = _listen(data, warnings)
-    return Settings(sessions_dir, assistant, voice, *talk, listen=listen), warnings
+    barge_in = _read(data, "barge_in", _bool_value, True, warnings)
+    return Settings(
+        sessions_dir, assistant, voice, *talk, listen=listen, barge_in=barge_in
+    ), warnings
 
 
 def _talk_sections(
@@ -466,7 +472,7 @@ def _parse_cli_value(key: str, value: str, engines: Collection[str]) -> Any:
         return _parse_engine(key, text, engines, allow_none=False)
     if key == "voice.fallback":
         return _parse_engine(key, text, engines, allow_none=True)
-    if key == "conversation.fillers":
+    if key in ("conversation.fillers", "barge_in"):
         return _parse_bool(key, text)
     if key in DURATION_KEYS:
         return _parse_duration(key, text)
@@ -584,6 +590,7 @@ def describe(settings: Settings) -> list[tuple[str, str]]:
         shown[key] = str(getattr(conversation, key.split(".")[1]))
     shown["confirm.yes_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.yes_words)
     shown["confirm.no_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.no_words)
+    shown["barge_in"] = "yes" if settings.barge_in else "no"
     listen = settings.listen
     shown["listen.stt"] = listen.stt or "auto"
     shown["listen.model"] = listen.model or "default"

@@ -62,6 +62,12 @@ def parser() -> argparse.ArgumentParser:
         help="silence that ends a turn, in ms (default 600)",
     )
     result.add_argument("--quiet", action="store_true", help="no terminal view on stderr")
+    result.add_argument(
+        "--events",
+        action="store_true",
+        help="after the session line, write speech onsets and ends to stdout as NDJSON "
+        "(for a server that supervises the listener)",
+    )
     result.add_argument("--devices", action="store_true", help="list input devices and exit")
     return result
 
@@ -94,6 +100,7 @@ class _Plan:
     recogniser: Any
     rules: Any
     quiet: bool
+    events: bool
 
 
 def _plan(args: argparse.Namespace) -> _Plan:
@@ -113,6 +120,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
     plan.root = args.into or sessions_root(os.environ, settings, location)
     plan.name = args.name
     plan.quiet = args.quiet
+    plan.events = args.events
     end_silence = listen.end_silence_ms if args.end_silence_ms is None else args.end_silence_ms
     low, high = END_SILENCE_RANGE_MS
     if not low <= end_silence <= high:
@@ -144,6 +152,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
 
 
 def _record(plan: _Plan) -> int:
+    from assist.listen.onsets import Signals
     from assist.listen.recognition import Recognition, Ticket
     from assist.listen.session_files import RawJsonl, TrackFiles, write_session_json
     from assist.listen.track import Track
@@ -179,8 +188,9 @@ def _record(plan: _Plan) -> int:
         view.note(text)
 
     recognition = Recognition(plan.recogniser, written, warn)
+    signals = Signals() if plan.events else None
     tracks = [
-        Track(name, source, TrackFiles(folder, name, source.rate), recognition, plan.rules)
+        Track(name, source, TrackFiles(folder, name, source.rate), recognition, plan.rules, signals)
         for name, source in plan.sources.items()
     ]
     print(f"session {folder.name} in {folder}", flush=True)  # once its files are there

@@ -79,7 +79,7 @@ class SoftwareRoom:
         free = LEAD_S
         for who, text, start_s in lines:
             factor = pitch.setdefault(who, VOICES[len(pitch) % len(VOICES)])
-            audio = _pitched(speaker.say(text), factor)
+            audio = pitched(speaker.say(text), factor)
             begin = max(start_s, free)
             parts.append((round(begin * RATE_HZ), audio))
             end = begin + len(audio) / RATE_HZ
@@ -89,57 +89,26 @@ class SoftwareRoom:
             speaker.close()
         length_s = max(free - TURN_GAP_S + TAIL_S, duration_s)
         self.samples = np.zeros(round(length_s * RATE_HZ), dtype=np.float32)
-        self._voiced = np.zeros(len(self.samples), dtype=bool)
         for at, audio in parts:
             self.samples[at : at + len(audio)] += audio
-            self._voiced[at : at + len(audio)] = True
-        self._line_starts = [at for at, _ in parts]
-        self.heard_at: list[float | None] = [None] * len(parts)
-        """Where each line began on the room's clock, once it has."""
         self.replies = replies
         self._heard: set[str] = set()
         self._echoes: list[tuple[int, np.ndarray]] = []
         self._noise = np.random.default_rng(seed)
-        self.meeting_start_s = 0.0
-        self.echo_spans: list[tuple[str, float, float]] = []
-        """(reply file, start, end) of each reply heard, on the room's clock."""
 
     def blocks(
-        self,
-        report: Callable[[dict[str, Any]], None] = lambda event: None,
-        holding: Callable[[], bool] = lambda: False,
+        self, report: Callable[[dict[str, Any]], None] = lambda event: None
     ) -> Iterator[bytes]:
-        """The room at real time, block by block, until the meeting and every echo are over.
-
-        While `holding()` is true the meeting waits (the room, its noise and the assistant's
-        replies go on). People do not talk over the assistant: between lines, the meeting waits
-        while a reply is heard and for TURN_GAP_S after it (a line already begun is finished).
-        `heard_at` says where each line began on the room's clock."""
+        """The room at real time, block by block, until the meeting and every echo are over."""
         step = round(BLOCK_S * RATE_HZ)
         start = time.monotonic()
         at = 0
-        position = 0
-        began = False
-        while True:
+        while at < len(self.samples) or any(begin + len(a) > at for begin, a in self._echoes):
             time.sleep(max(0.0, start + at / RATE_HZ - time.monotonic()))
             self._listen_for_replies(at, report)
-            quiet_since = max((b + len(e) for b, e in self._echoes), default=0)
-            quiet = at - quiet_since >= TURN_GAP_S * RATE_HZ
-            if not began and quiet and not holding():
-                began = True
-                self.meeting_start_s = at / RATE_HZ
-                report({"event": "started", "at": time.time(), "room_s": self.meeting_start_s})
-            if began and position >= len(self.samples) and quiet:
-                return
             block = np.zeros(step, dtype=np.float32)
-            inside = position < len(self.samples) and bool(self._voiced[position])
-            if began and (inside or quiet):
-                for number, line_start in enumerate(self._line_starts):
-                    if self.heard_at[number] is None and position <= line_start < position + step:
-                        self.heard_at[number] = (at + line_start - position) / RATE_HZ
-                meeting = self.samples[position : position + step]
-                block[: len(meeting)] += meeting
-                position += step
+            meeting = self.samples[at : at + step]
+            block[: len(meeting)] += meeting
             for begin, audio in self._echoes:
                 piece = audio[max(0, at - begin) : max(0, at + step - begin)]
                 offset = max(0, begin - at)
@@ -159,7 +128,7 @@ class SoftwareRoom:
             if path.name in self._heard:
                 continue
             self._heard.add(path.name)
-            from assist.core.testing import read_wav
+            from assist.mcp.replay.audio import read_wav
 
             audio, rate = read_wav(path)
             import soxr
@@ -168,7 +137,6 @@ class SoftwareRoom:
             echo *= 10 ** (SPEAKER_TO_MIC_DB / 20)
             begin = at + round(SPEAKER_TO_MIC_S * RATE_HZ)
             self._echoes.append((begin, echo))
-            self.echo_spans.append((path.name, begin / RATE_HZ, (begin + len(echo)) / RATE_HZ))
             report(
                 {
                     "event": "echo",
@@ -179,7 +147,7 @@ class SoftwareRoom:
             )
 
 
-def _pitched(audio: np.ndarray, factor: float) -> np.ndarray:
+def pitched(audio: np.ndarray, factor: float) -> np.ndarray:
     """The line played `factor` times faster: higher and quicker above 1, lower and slower below."""
     if factor == 1.0:
         return audio

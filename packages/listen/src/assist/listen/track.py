@@ -24,6 +24,7 @@ from assist.core.turns import (
     TurnRules,
     TurnSegmenter,
 )
+from assist.listen.onsets import LoudOnsets, Signals
 from assist.listen.recognition import Recognition, Ticket
 from assist.listen.session_files import RATE_HZ, TrackFiles
 from assist.listen.sources import Source
@@ -47,6 +48,7 @@ class Track:
         files: TrackFiles,
         recognition: Recognition,
         rules: TurnRules,
+        signals: Signals | None = None,
     ) -> None:
         self.name = name
         self.source = source
@@ -63,6 +65,8 @@ class Track:
         self._pause: SpeechPaused | None = None
         self._early_frames = -(-EARLY_AFTER_MS // rules.frame_ms)
         self._pending = np.zeros(0, dtype=np.float32)
+        self._signals = signals
+        self._loud = LoudOnsets(rules) if signals is not None else None
 
     def run(self, stop: threading.Event) -> None:
         """Capture until the source ends or `stop` is set, then end the turn in progress."""
@@ -91,7 +95,12 @@ class Track:
             frame = pending[offset : offset + FRAME_SAMPLES]
             level = float(np.sqrt(np.mean(np.square(frame))))
             self.level = level
-            self._handle(self._segmenter.feed(self._vad.probability(frame), level))
+            probability = self._vad.probability(frame)
+            if self._loud is not None and self._signals is not None:
+                onset = self._loud.feed(self.frames, probability, level)
+                if onset is not None:
+                    self._signals.loud(self.name, onset * self.rules.frame_ms, level)
+            self._handle(self._segmenter.feed(probability, level))
             self.frames += 1
             self._start_early()
         self._pending = pending[whole:].copy()
@@ -101,6 +110,8 @@ class Track:
         for event in events:
             if isinstance(event, SpeechStarted):
                 self.in_speech = True
+                if self._signals is not None:
+                    self._signals.started(self.name, event.frame * self.rules.frame_ms)
             elif isinstance(event, SpeechPaused):
                 self._void_early()
                 self._pause = event
@@ -108,6 +119,8 @@ class Track:
                 self._void_early()
             elif isinstance(event, TurnEnded):
                 self.in_speech = self._segmenter.in_speech
+                if self._signals is not None and not self.in_speech:
+                    self._signals.stopped(self.name, event.end * self.rules.frame_ms)
                 early, self._early, self._pause = self._early, None, None
                 if early is not None and early[:2] == (event.start, event.end):
                     self.recognition.commit(early[2])
@@ -117,6 +130,8 @@ class Track:
                     self.recognition.commit(self._submit(event.start, event.end))
             elif isinstance(event, TurnDropped):
                 self.in_speech = self._segmenter.in_speech
+                if self._signals is not None and not self.in_speech:
+                    self._signals.stopped(self.name, event.end * self.rules.frame_ms)
                 self._void_early()
 
     def _submit(self, start: int, end: int) -> Ticket:

@@ -246,7 +246,7 @@ class EchoFeeder:
 
 def warm_up() -> None:
     """Load the recogniser's model in the worker before the first line needs it."""
-    from assist.core.testing import transcribe
+    from assist.mcp.replay.audio import transcribe
 
     transcribe([0.0] * 1600, 16_000)
 

@@ -128,7 +128,7 @@ class Replay:
             return None
         transcribe = None
         if self.echo == "asr":
-            from assist.core.testing import transcribe_wav
+            from assist.mcp.replay.audio import transcribe_wav
 
             transcribe = transcribe_wav
         return EchoFeeder(

@@ -69,6 +69,8 @@ async def confirm(watcher: Watcher, arguments: dict[str, Any]) -> types.CallTool
             return refusal(refusals.confirm_during_wait())
         if meeting is not None:
             meeting.waiting = True
+            if meeting.conversation is not None:
+                meeting.conversation.agent_called()
         asked_through: list[int] = []
 
         async def question_ended(held: HeldMeeting) -> None:
@@ -112,6 +114,8 @@ async def _listen(
         now = watcher._clock()
         if step.answer is not None or now >= deadline:
             meeting.cursor = cursor
+            if meeting.conversation is not None:
+                meeting.conversation.turn_handed()  # the agent acts on it, often silently
             return result(results.confirmed(step.answer or NO_ANSWER, heard))
         await watcher._nap(meeting, min(deadline, now + watcher._pacing.poll_s))
         if watcher._meeting is not meeting:

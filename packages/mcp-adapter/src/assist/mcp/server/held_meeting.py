@@ -7,6 +7,7 @@ Named apart from `replay.meeting_files.Meeting`, a scripted meeting file.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
 import attrs
@@ -17,6 +18,9 @@ from assist.mcp.speech.supervisor import Voice
 from assist.mcp.store.heartbeat import Beat
 from assist.mcp.store.meeting_log_file import MeetingLogFile
 from assist.mcp.store.transcript import TranscriptReader
+
+if TYPE_CHECKING:
+    from assist.mcp.server.conversation import Conversation
 
 
 @attrs.define(eq=False)
@@ -39,3 +43,5 @@ class HeldMeeting:
     left_reason: LeaveReason | None = None
     line_done: anyio.Event | None = None
     beat: Beat | None = None
+    conversation: Conversation | None = None
+    """Set when this watch is a conversation with our own listener (13)."""

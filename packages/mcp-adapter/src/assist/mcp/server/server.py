@@ -108,6 +108,7 @@ def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
     """The SDK server with our tools, prompt and handlers."""
     watching = {
         "watch_meeting": watcher.watch_meeting,
+        "start_conversation": watcher.start_conversation,
         "wait_for_transcript": watcher.wait_for_transcript,
         "speak": watcher.speak,
         "confirm": watcher.confirm,
@@ -148,7 +149,7 @@ def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
     ) -> types.GetPromptResult:
         settings = await anyio.to_thread.run_sync(watcher.load_settings)
         focus = (params.arguments or {}).get("focus")
-        return tools.watch_prompt(settings.assistant.name, focus)
+        return tools.get_prompt(params.name, settings.assistant.name, focus)
 
     return Server(
         SERVER_NAME,
@@ -191,6 +192,7 @@ def build_watcher(
         voice_factory=voice,
         pid=os.getpid(),
         pacing=pacing(environ),
+        environ=environ,
     )
     return watcher, SessionTools(store)
 
@@ -203,6 +205,7 @@ async def serve(server: Server[Any], watcher: Watcher, channel: Wire) -> None:
     a second signal is received and left unread."""
     with anyio.open_signal_receiver(*SIGNALS) as received:
         async with anyio.create_task_group() as outer:
+            watcher.run_teardowns_in(outer)
 
             async def on_signal() -> None:
                 async for number in received:
@@ -213,6 +216,7 @@ async def serve(server: Server[Any], watcher: Watcher, channel: Wire) -> None:
                     return
 
             outer.start_soon(on_signal)
+            outer.start_soon(watcher.tend)
             async with anyio.create_task_group() as inner:
                 inner.start_soon(channel.run, watcher.shutdown)
                 await server.run(

@@ -1,4 +1,4 @@
-"""What `assist mcp` offers an agent: the eight tools, the `watch` prompt, the result shape.
+"""What `assist mcp` offers an agent: the nine tools, the `watch` and `talk` prompts, results.
 
 The input schemas are written out here, not generated from function signatures, so they are
 exactly those of behaviour 3.3-3.7 and 14.1 (the watching tools read their arguments
@@ -21,10 +21,17 @@ from assist.core import descriptions, prompt
 from assist.core.tones import TONES
 
 SESSION_TOOLS = ("sessions", "transcript", "status")
-WATCHING_TOOLS = ("watch_meeting", "wait_for_transcript", "speak", "confirm", "stop_watching")
+WATCHING_TOOLS = (
+    "watch_meeting",
+    "start_conversation",
+    "wait_for_transcript",
+    "speak",
+    "confirm",
+    "stop_watching",
+)
 TOOL_NAMES = SESSION_TOOLS + WATCHING_TOOLS
-"""The exact order of tools/list (3.3; `start_conversation` comes after `watch_meeting` once
-it is built)."""
+"""The exact order of tools/list (3.3, 13)."""
+PROMPT_NAMES = (prompt.PROMPT_NAME, prompt.TALK_PROMPT_NAME)
 
 EMPTY_SCHEMA: dict[str, Any] = {"type": "object", "properties": {}}
 
@@ -49,6 +56,7 @@ SCHEMAS: dict[str, dict[str, Any]] = {
         "type": "object",
         "properties": {"session": _property("watch_meeting", "session", type="string")},
     },
+    "start_conversation": EMPTY_SCHEMA,
     "wait_for_transcript": {
         "type": "object",
         "properties": {
@@ -81,7 +89,7 @@ READ_ONLY = types.ToolAnnotations(read_only_hint=True)
 
 
 def tool_list() -> list[types.Tool]:
-    """The eight tools, in order, with our schemas and descriptions."""
+    """The nine tools, in order, with our schemas and descriptions."""
     return [
         types.Tool(
             name=name,
@@ -94,7 +102,7 @@ def tool_list() -> list[types.Tool]:
 
 
 def prompt_list() -> list[types.Prompt]:
-    """The one prompt, `watch`, with its optional `focus`."""
+    """The two prompts, `watch` then `talk` (13), each with its optional `focus`."""
     return [
         types.Prompt(
             name=prompt.PROMPT_NAME,
@@ -105,15 +113,31 @@ def prompt_list() -> list[types.Prompt]:
                     name="focus", description=prompt.FOCUS_DESCRIPTION, required=False
                 )
             ],
-        )
+        ),
+        types.Prompt(
+            name=prompt.TALK_PROMPT_NAME,
+            title=prompt.TALK_PROMPT_TITLE,
+            description=prompt.TALK_PROMPT_DESCRIPTION,
+            arguments=[
+                types.PromptArgument(
+                    name="focus", description=prompt.TALK_FOCUS_DESCRIPTION, required=False
+                )
+            ],
+        ),
     ]
 
 
-def watch_prompt(name: str, focus: object) -> types.GetPromptResult:
-    """prompts/get `watch`: the prompt for the assistant `name`, with `focus` if a string."""
-    text = prompt.watch_prompt(name, focus if isinstance(focus, str) else None)
+def get_prompt(prompt_name: str, name: str, focus: object) -> types.GetPromptResult:
+    """prompts/get `watch` or `talk`: the prompt for the assistant `name`, with `focus` if a
+    string."""
+    if prompt_name == prompt.TALK_PROMPT_NAME:
+        text = prompt.talk_prompt(name, focus if isinstance(focus, str) else None)
+        description = prompt.TALK_PROMPT_DESCRIPTION
+    else:
+        text = prompt.watch_prompt(name, focus if isinstance(focus, str) else None)
+        description = prompt.PROMPT_DESCRIPTION
     return types.GetPromptResult(
-        description=prompt.PROMPT_DESCRIPTION,
+        description=description,
         messages=[
             types.PromptMessage(role="user", content=types.TextContent(type="text", text=text))
         ],

@@ -21,10 +21,11 @@ Concurrency, all on one event loop:
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from datetime import datetime
 from pathlib import Path
@@ -33,17 +34,19 @@ from typing import Any
 import anyio
 import attrs
 import mcp_types as types
+from anyio.abc import TaskGroup
 from assist.core import consent, meeting_log, refusals, results
 from assist.core.batcher import DEFAULT_PACING, Batch, Batcher, Pacing, wait_timeout
 from assist.core.consent import LeaveReason, WatchState
 from assist.core.echo import Said, recent
 from assist.core.files import LOCK_WAIT_S, RAW_FILE
-from assist.core.gate import Gate
+from assist.core.gate import Gate, Hold
 from assist.core.lines import RawLine, render
 from assist.core.settings import Settings, VoiceSettings
 from assist.core.speech import Refusal, SpeechOk, check_speech
 from assist.mcp.logs import log
-from assist.mcp.server import confirm
+from assist.mcp.server import confirm, conversation
+from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.held_meeting import HeldMeeting
 from assist.mcp.server.playing import play
 from assist.mcp.server.tools import refusal, result
@@ -60,11 +63,10 @@ RECENT_LINES = 40
 """Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""
 NOTICE_EMOTION = "warm"
 """The consent notice is said warmly (3.4 step 5.7)."""
-LINE_STOP_S = 0.5
+LINE_STOP_S = 3.0
 """On leaving, how long a line cut off by `stop` may take to come back. The helper answers a
 stop at once, from its reader thread; one whose line is not back by then hangs (stopped, or
-stuck in an engine) and is killed rather than asked to quit, so `stop_watching` and shutdown
-run at once (4.4) instead of waiting out the helper's 3 s to quit."""
+stuck in an engine) and is killed at once rather than given another 3 s to quit."""
 LOOKS_PER_POLL = 10
 """Between polls a wait looks at the size of `raw.jsonl` this many times per poll interval and
 polls at once when it grew, so a line that names the assistant comes back in tens of
@@ -109,7 +111,11 @@ class Watcher:
         clock: Callable[[], float] = time.monotonic,
         wall: Callable[[], float] = time.time,
         beat_s: float = BEAT_S,
+        environ: Mapping[str, str] | None = None,
     ) -> None:
+        self._environ = os.environ if environ is None else environ
+        self._ended: Conversation | None = None
+        """A conversation that ended by itself, until a wait has told the agent so."""
         self._config = config
         self._config_lock = threading.Lock()
         self._store = store
@@ -132,6 +138,13 @@ class Watcher:
         self._calls = 0
         self._last_call_end: float | None = None
         self._closed = False
+        self._background: TaskGroup | None = None
+        self._voice_closed = anyio.Event()
+        self._voice_closed.set()
+
+    def run_teardowns_in(self, tasks: TaskGroup) -> None:
+        """Where `stop_watching` may finish closing a voice after it has answered (4.4)."""
+        self._background = tasks
 
     # The four tools.
 
@@ -141,6 +154,7 @@ class Watcher:
             await self._quiet.wait()
             async with self._leaving:
                 pass  # a teardown still under way finishes before anything is joined
+            await self._voice_closed.wait()  # and the voice a stop_watching left closing
             with anyio.CancelScope(shield=True):
                 self._calls += 1
                 try:
@@ -155,9 +169,14 @@ class Watcher:
         async with self._watching_call():
             meeting = self._watched()
             if meeting is None:
+                ended, self._ended = self._ended, None
+                if ended is not None:
+                    return conversation.ended_result(ended, Batch((), 0, False))
                 return refusal(refusals.not_watching())
             if meeting.waiting:
                 return refusal(refusals.wait_running())
+            if meeting.conversation is not None:
+                meeting.conversation.agent_called()
             meeting.waiting = True
             began_at = meeting.cursor
             try:
@@ -184,12 +203,21 @@ class Watcher:
         """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`)."""
         return await confirm.confirm(self, arguments)
 
+    async def start_conversation(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """13: start our listener and the voice, greet the user, hold the conversation."""
+        return await conversation.start_conversation(self, arguments)
+
+    async def tend(self) -> None:
+        """For the server's life: fillers, ceilings and the listener of a conversation."""
+        await conversation.tend(self)
+
     async def stop_watching(self, _arguments: dict[str, Any]) -> types.CallToolResult:
         """3.7: end the watch at once; always a success."""
         meeting = self._meeting
         if meeting is None:
             return result(results.stopped(None, None))
-        await self._leave(LeaveReason.AGENT_STOPPED)  # shielded: a cancel cannot cut it short
+        # Shielded, so a cancel cannot cut it short; the voice is closed after the answer.
+        await self._leave(LeaveReason.AGENT_STOPPED, voice_later=True)
         return result(results.stopped(meeting.id, meeting.gate))
 
     async def shutdown(self) -> None:
@@ -257,11 +285,19 @@ class Watcher:
             id=session,
             folder=folder,
             reader=reader,
-            log=MeetingLogFile(folder),
+            log=self._log_file(folder),
             gate=Gate(rules.cooldown_s, rules.max_per_meeting),
             notice=consent.notice_text(rules.name),
             cursor=cursor,
         )
+        return meeting, await self._hold(meeting, settings)
+
+    def _log_file(self, folder: Path) -> MeetingLogFile:
+        return MeetingLogFile(folder)
+
+    async def _hold(self, meeting: HeldMeeting, settings: Settings) -> str | None:
+        """Hold `meeting`: the beat, `joined`, the notice (a conversation's greeting); None,
+        or why the notice could not be said (the meeting is then left)."""
         self._meeting = meeting
         self._lifecycle = self._lifecycle.join()
         await self._record_call(meeting)
@@ -276,13 +312,13 @@ class Watcher:
         await self._append(meeting, meeting_log.joined(_now(), self._pid, meeting.notice))
         failure = await self._say_notice(meeting, settings.voice)
         if failure is None and self._meeting is not meeting:
-            return meeting, refusals.stopped_during_notice()
+            return refusals.stopped_during_notice()
         if failure is not None:
             await self._append(meeting, meeting_log.notice_error(_now(), self._pid, failure))
             await self._leave(LeaveReason.NOTICE_FAILED)
-            return meeting, failure
+            return failure
         self._lifecycle = self._lifecycle.notice_spoken()
-        return meeting, None
+        return None
 
     async def _say_notice(self, meeting: HeldMeeting, voice_settings: VoiceSettings) -> str | None:
         """Build the voice, take the floor, say the notice; None, or why it could not be said."""
@@ -296,16 +332,24 @@ class Watcher:
             return refusals.notice_floor_busy(busy.who, busy.pid, LOCK_WAIT_S)
         except OSError as error:
             return refusals.notice_floor_unavailable(str(error))
+        talk = meeting.conversation
         try:
             await self._set_state(meeting, "speaking")
             meeting.line_done = anyio.Event()
+            if talk is not None:
+                talk.assistant_started()
             try:
                 await anyio.to_thread.run_sync(meeting.voice.say, meeting.notice, NOTICE_EMOTION)
             except VoiceFailure as failure:
                 return ": ".join(failure.chain)
             finally:
                 meeting.line_done.set()
-            meeting.notice_said = Said(meeting.notice, self._clock())
+                if talk is not None:
+                    talk.assistant_stopped()
+            if talk is not None:  # a greeting is tested as an utterance, not as a notice
+                meeting.utterances.append(Said(meeting.notice, self._clock()))
+            else:
+                meeting.notice_said = Said(meeting.notice, self._clock())
         finally:
             await anyio.to_thread.run_sync(self._floor.release)
             await self._set_state(meeting, "listening")
@@ -314,7 +358,12 @@ class Watcher:
     # wait_for_transcript
 
     async def _wait(self, meeting: HeldMeeting, timeout_s: int) -> types.CallToolResult:
-        batcher = Batcher(started_at=self._clock(), timeout_s=timeout_s, pacing=self._pacing)
+        batcher = Batcher(
+            started_at=self._clock(),
+            timeout_s=timeout_s,
+            pacing=self._pacing,
+            every_line_addressed=meeting.conversation is not None,
+        )
         while True:
             polled = await anyio.to_thread.run_sync(self._poll, meeting)
             if self._meeting is not meeting:
@@ -347,7 +396,10 @@ class Watcher:
         settings = self.load_settings()
         if not settings.assistant.enabled:
             return _Off()
-        if not self._store.is_the_live_session(meeting.id, self._wall()):
+        if meeting.conversation is not None:
+            if meeting.conversation.why is not None:
+                return _Ended()
+        elif not self._store.is_the_live_session(meeting.id, self._wall()):
             return _Ended()
         try:
             lines, next_line = meeting.reader.read(meeting.cursor)
@@ -372,11 +424,21 @@ class Watcher:
         self, meeting: HeldMeeting, batch: Batch, settings: Settings
     ) -> types.CallToolResult:
         await self._catch_up(meeting, settings)
-        hold = meeting.gate.may_speak(self._clock())
-        return result(results.live(batch, hold, meeting.gate))
+        talk = meeting.conversation
+        if talk is None:
+            hold = meeting.gate.may_speak(self._clock())
+            return result(results.live(batch, hold, meeting.gate))
+        if batch.lines:
+            talk.turn_handed()
+        speaking = Hold("speaking", refusals.ASSISTANT_SPEAKING) if talk.playing else None
+        return result(results.live(batch, speaking, meeting.gate))
 
     def _after_leaving(self, meeting: HeldMeeting, batch: Batch) -> types.CallToolResult:
         """A wait whose watch ended: off or ended with its lines, else the not-watching refusal."""
+        if meeting.left_reason is LeaveReason.CONVERSATION_OVER and meeting.conversation:
+            if self._ended is meeting.conversation:
+                self._ended = None
+            return conversation.ended_result(meeting.conversation, batch)
         if meeting.left_reason is LeaveReason.SWITCHED_OFF:
             return result(results.switched_off(batch))
         if meeting.left_reason is LeaveReason.RECORDING_ENDED:
@@ -395,6 +457,8 @@ class Watcher:
         meeting = self._watched()
         if meeting is None:
             return refusal(refusals.not_watching())
+        if meeting.conversation is not None:
+            meeting.conversation.agent_called()
         await self._record_call(meeting)
         await self._catch_up(meeting, settings)
         hold = meeting.gate.may_speak(self._clock())
@@ -456,13 +520,19 @@ class Watcher:
             meeting_log.speaking(_now(), self._pid, utterance, line.text, line.emotion),
         )
         handed_at = time.monotonic()
-        outcome, switched_off = await play(
-            voice,
-            line,
-            left=meeting.left,
-            poll_s=self._pacing.poll_s,
-            load_settings=self.load_settings,
-        )
+        talk = meeting.conversation
+        if talk is not None:
+            talk.assistant_started()
+        try:
+            outcome, switched_off = await play(
+                voice,
+                line,
+                left=meeting.left,
+                poll_s=self._pacing.poll_s,
+                load_settings=self.load_settings,
+            )
+        finally:
+            interrupted = talk.assistant_stopped() if talk is not None else False
         if on_ended is not None:
             await on_ended(meeting)
         took_ms = round((time.monotonic() - handed_at) * 1000)
@@ -498,14 +568,64 @@ class Watcher:
             return refusal(refusals.off_refusal(self._config.ambient))
         await self._set_state(meeting, "listening")
         return result(
-            results.spoken(line.text, outcome.audio_s, meeting.gate, cut_off=outcome.cut_off)
+            results.spoken(
+                line.text,
+                outcome.audio_s,
+                meeting.gate if talk is None else None,
+                cut_off=outcome.cut_off,
+                interrupted=interrupted and outcome.cut_off,
+            )
         )
+
+    async def _say_own(self, meeting: HeldMeeting, text: str, emotion: str, *, kind: str) -> None:
+        """A line of the server's own in a conversation (a filler, the goodbye): said only
+        when no other line holds the floor, logged as `filler`, tested for echoes (13)."""
+        talk = meeting.conversation
+        voice = meeting.voice
+        if talk is None or voice is None or self._meeting is not meeting:
+            return
+        try:
+            self._speaking.acquire_nowait()
+        except anyio.WouldBlock:
+            return  # the agent is speaking: its own words cover the silence
+        try:
+            try:
+                await anyio.to_thread.run_sync(self._floor.acquire, "assistant", 0.5)
+            except (LockBusy, OSError):
+                return
+            try:
+                await self._append(meeting, conversation.filler_event(self._pid, text, kind))
+                said = Said(text, None)
+                meeting.utterances.append(said)
+                meeting.line_done = anyio.Event()
+                await self._set_state(meeting, "speaking")
+                talk.assistant_started()
+                try:
+                    await anyio.to_thread.run_sync(voice.say, text, emotion)
+                except VoiceFailure as failure:
+                    log.warning(f"the {kind} could not be said: {': '.join(failure.chain)}")
+                finally:
+                    talk.assistant_stopped()
+                    meeting.line_done.set()
+                    ended = self._clock()
+                    meeting.utterances = [
+                        Said(item.text, ended) if item is said else item
+                        for item in meeting.utterances
+                    ]
+                await self._set_state(meeting, "listening")
+            finally:
+                await anyio.to_thread.run_sync(self._floor.release)
+        finally:
+            self._speaking.release()
 
     # Leaving (3.8) and the bookkeeping every call shares.
 
-    async def _leave(self, reason: LeaveReason) -> None:
-        """The shared teardown: log `left`, cut off and stop the voice, stop the beat, drop the
-        meeting, remove the heartbeat if it is ours. Does nothing when no meeting is held."""
+    async def _leave(self, reason: LeaveReason, *, voice_later: bool = False) -> None:
+        """The shared teardown: drop the meeting, log `left`, stop the beat, remove the
+        heartbeat if it is ours, cut off and stop the voice. Does nothing when no meeting is
+        held. With `voice_later` (stop_watching, which runs at once, 4.4) the voice is closed
+        after the caller has answered: a helper that hangs mid-line would otherwise hold the
+        answer for as long as it is given to come back."""
         with anyio.CancelScope(shield=True):
             meeting = self._meeting
             if meeting is None:
@@ -519,19 +639,40 @@ class Watcher:
                 meeting.gate.catch_up(tally.count, tally.last_mono)
                 event = meeting_log.left(_now(), self._pid, reason.why, meeting.gate.spoken)
                 await self._append(meeting, event)
-                if meeting.voice is not None:
-                    meeting.voice.stop_line()
-                    answered = True
-                    if meeting.line_done is not None:
-                        with anyio.move_on_after(LINE_STOP_S):
-                            await meeting.line_done.wait()
-                        answered = meeting.line_done.is_set()
-                    quit_within = QUIT_WITHIN_S if answered else 0.0
-                    await anyio.to_thread.run_sync(meeting.voice.close, quit_within)
-                    meeting.voice = None
+                talk = meeting.conversation
+                if talk is not None and talk.listener is not None:
+                    await anyio.to_thread.run_sync(talk.listener.stop)
                 if meeting.beat is not None:
                     await anyio.to_thread.run_sync(meeting.beat.stop)
                 await anyio.to_thread.run_sync(self._heartbeat.remove_if_ours)
+                if meeting.voice is None:
+                    return
+                meeting.voice.stop_line()
+                if voice_later and self._background is not None:
+                    self._voice_closed = anyio.Event()
+                    self._background.start_soon(self._close_voice, meeting, self._voice_closed)
+                    return
+                await self._close_voice(meeting)
+
+    async def _close_voice(self, meeting: HeldMeeting, closed: anyio.Event | None = None) -> None:
+        """Give the cut-off line `LINE_STOP_S` to come back, then stop the helper: politely
+        when the line came back, at once when it did not (the helper hangs)."""
+        with anyio.CancelScope(shield=True):
+            try:
+                voice = meeting.voice
+                if voice is None:
+                    return
+                answered = True
+                if meeting.line_done is not None:
+                    with anyio.move_on_after(LINE_STOP_S):
+                        await meeting.line_done.wait()
+                    answered = meeting.line_done.is_set()
+                quit_within = QUIT_WITHIN_S if answered else 0.0
+                await anyio.to_thread.run_sync(voice.close, quit_within)
+                meeting.voice = None
+            finally:
+                if closed is not None:
+                    closed.set()
 
     def _watched(self) -> HeldMeeting | None:
         """The meeting being watched (its notice said), else None."""
@@ -572,7 +713,8 @@ class Watcher:
     async def _catch_up(self, meeting: HeldMeeting, settings: Settings) -> None:
         """Re-read rules from the settings and catch the gate up from the log (5.3)."""
         rules = settings.assistant
-        meeting.gate = meeting.gate.with_rules(rules.cooldown_s, rules.max_per_meeting)
+        if meeting.conversation is None:  # a conversation has no cooldown and no cap (13)
+            meeting.gate = meeting.gate.with_rules(rules.cooldown_s, rules.max_per_meeting)
         tally = await anyio.to_thread.run_sync(self._tally, meeting)
         meeting.gate.catch_up(tally.count, tally.last_mono)
 

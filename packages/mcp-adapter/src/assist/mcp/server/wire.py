@@ -23,7 +23,7 @@ from typing import Any
 
 import attrs
 from assist.core import json_text
-from assist.core.prompt import PROMPT_NAME
+from assist.core.prompt import PROMPT_NAME, TALK_PROMPT_NAME
 
 PARSE_ERROR = -32700
 INVALID_REQUEST = -32600
@@ -193,9 +193,10 @@ def _check_prompts_get(params: object, _tools: Sequence[str]) -> Checked:
     if not isinstance(params, dict):
         return f"prompts/get needs `params`, an object with `name` {PROMPT_NAME!r}"
     name = params.get("name")
-    if name != PROMPT_NAME:
+    if name not in (PROMPT_NAME, TALK_PROMPT_NAME):
         shown = repr(name) if isinstance(name, str) else kind(name)
-        return f"there is no prompt {shown}; {PROMPT_NAME!r} is the one prompt this server has"
+        known = f"{PROMPT_NAME!r} and {TALK_PROMPT_NAME!r}"
+        return f"there is no prompt {shown}; the prompts are {known}"
     arguments = params.get("arguments")
     kept = {}
     if isinstance(arguments, dict):

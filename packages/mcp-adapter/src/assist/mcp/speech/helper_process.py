@@ -121,7 +121,7 @@ class HelperProcess:
             raise HelperError(
                 f"the {engine} voice helper could not be started as {command[0]}", str(error)
             ) from None
-        self._finalizer = weakref.finalize(self, _kill_process, self._process)
+        self._finalizer = weakref.finalize(self, kill_process, self._process)
         _live.add(self)
         assert self._process.stdout is not None
         threading.Thread(
@@ -141,7 +141,7 @@ class HelperProcess:
         return (
             self._finalizer.alive
             and not self._output_closed.is_set()
-            and not _has_exited(self._process)
+            and not has_exited(self._process)
         )
 
     def wait_ready(self, within: float = READY_WITHIN_S) -> Ready:
@@ -251,7 +251,7 @@ class HelperProcess:
                 except (OSError, ValueError):
                     pass
             deadline = time.monotonic() + within
-            while not _has_exited(self._process) and time.monotonic() < deadline:
+            while not has_exited(self._process) and time.monotonic() < deadline:
                 time.sleep(QUIT_POLL_S)
         self.kill()
 
@@ -281,9 +281,9 @@ class HelperProcess:
 
     def _reap_after_close(self) -> str:
         deadline = time.monotonic() + REAP_WITHIN_S
-        while not _has_exited(self._process) and time.monotonic() < deadline:
+        while not has_exited(self._process) and time.monotonic() < deadline:
             time.sleep(REAP_POLL_S)
-        exited = _has_exited(self._process)
+        exited = has_exited(self._process)
         self.kill()
         if not exited:
             return "it closed its output but did not exit, so it was killed"
@@ -337,7 +337,7 @@ def _read_events(
         stdout.close()
 
 
-def _has_exited(process: subprocess.Popen[bytes]) -> bool:
+def has_exited(process: subprocess.Popen[bytes]) -> bool:
     """Whether the child has exited, without reaping it (so its pid stays reserved)."""
     if process.returncode is not None:
         return True
@@ -349,7 +349,7 @@ def _has_exited(process: subprocess.Popen[bytes]) -> bool:
         return True
 
 
-def _kill_process(process: subprocess.Popen[bytes]) -> None:
+def kill_process(process: subprocess.Popen[bytes]) -> None:
     """Kill the helper's process group and the helper, then reap it and close our pipe."""
     if process.returncode is None:
         if sys.platform == "win32":
@@ -373,7 +373,12 @@ def _kill_process(process: subprocess.Popen[bytes]) -> None:
 
 def _spawn(command: list[str]) -> subprocess.Popen[bytes]:
     log.debug(f"starting the voice helper: {shlex.join(command)}")
-    options: dict[str, Any] = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE}
+    return spawn_in_own_group(command, {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE})
+
+
+def spawn_in_own_group(command: list[str], options: dict[str, Any]) -> subprocess.Popen[bytes]:
+    """Start `command` (with Popen `options`) in its own process group, dying with the server
+    on Linux; the conversation's listener is started the same way as a helper."""
     if sys.platform == "win32":
         options["creationflags"] = subprocess.CREATE_NEW_PROCESS_GROUP
         return subprocess.Popen(command, **options)

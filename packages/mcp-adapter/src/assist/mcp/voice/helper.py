@@ -32,6 +32,12 @@ from assist.mcp.voice.output import PROGRAM, log, take_stdout
 
 LOAD_FAILED = 2
 """Exit status of a helper that never became ready (also argparse's usage-error status)."""
+VOICE_EXTRA_MISSING = (
+    "the voice helper needs numpy, sounddevice and soundfile, which assist-mcp installs only "
+    "with its voice extra; install them with pip install 'assist-mcp[voice]'"
+)
+"""Why the helper cannot start in an environment that has the server but not the helper's
+audio libraries (behaviour 8.2: a load failure, exit status 2)."""
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -68,8 +74,13 @@ def main(argv: list[str] | None = None) -> int:
 
     # Only now may anything that could print load: plugins, numpy, the engine's library.
     from assist.core.protocol import Ready
-    from assist.mcp.voice.player import Player, PlayerUnavailable, SilentPlayer, open_speakers
-    from assist.mcp.voice.service import Service, read_requests
+
+    try:
+        from assist.mcp.voice.player import Player, PlayerUnavailable, SilentPlayer, open_speakers
+        from assist.mcp.voice.service import Service, read_requests
+    except ImportError as missing:
+        log.warning(f"{VOICE_EXTRA_MISSING} ({missing})")
+        return LOAD_FAILED
 
     save_dir = Path(args.save_dir) if args.save_dir else None
     if save_dir is not None:

@@ -1,5 +1,5 @@
-"""The conformance kit itself: a well-behaved fake engine passes it, each fault fails it,
-and the recogniser helpers hear real speech."""
+"""The voice conformance kit itself: a well-behaved fake engine passes it, each fault fails it,
+and its words check hears real speech."""
 
 from __future__ import annotations
 
@@ -16,20 +16,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 from assist.core.sentences import split_sentences
-from assist.core.testing import (
-    EngineConformance,
-    check_chunks,
-    normalise_words,
-    read_wav,
-    record,
-    rms,
-    transcribe_wav,
-    word_error_rate,
-    write_wav,
-)
 from assist.core.tones import TONES
-from hypothesis import given
-from hypothesis import strategies as st
+from assist.engine_kit.voices import EngineConformance, check_chunks, record, rms
+from assist.mcp.replay.audio import read_wav
 
 SPOKEN = (
     "The budget for the new project was approved this morning. "
@@ -310,7 +299,7 @@ def test_a_subclass_that_does_not_override_the_engine_fixture_is_told_to(tmp_pat
     (tmp_path / "test_forgot.py").write_text(
         textwrap.dedent(
             """
-            from assist.core.testing import EngineConformance
+            from assist.engine_kit.voices import EngineConformance
 
             class TestForgot(EngineConformance):
                 pass
@@ -348,62 +337,6 @@ def test_rms_of_a_sine_is_its_amplitude_over_root_two():
     assert rms([0.0, 0.0]) == 0.0
 
 
-def test_word_error_rate_ignores_case_and_punctuation():
-    assert word_error_rate("Sure, it shipped Monday!", "sure it shipped monday") == 0.0
-    assert word_error_rate("Don't stop.", "dont stop") == 0.0
-    assert word_error_rate("a follow-up call", "a follow up call") == 0.0
-
-
-def test_word_error_rate_counts_substitutions_insertions_and_deletions():
-    assert word_error_rate("one two three four", "one too three four") == 0.25
-    assert word_error_rate("one two", "one two three") == 0.5
-    assert word_error_rate("one two three four", "one four") == 0.5
-    assert word_error_rate("one two", "") == 1.0
-    assert word_error_rate("", "") == 0.0
-    assert word_error_rate("...", "noise") == 1.0
-
-
-@given(st.text(), st.text())
-def test_word_error_rate_is_zero_only_for_the_same_words_and_bounded_by_the_longer(ref, hyp):
-    rate = word_error_rate(ref, hyp)
-    expected, heard = normalise_words(ref), normalise_words(hyp)
-    assert (rate == 0.0) == (expected == heard)
-    if expected:
-        assert rate <= max(len(expected), len(heard)) / len(expected)
-    assert word_error_rate(ref, ref) == 0.0
-
-
-def test_a_wav_written_is_read_back_as_the_same_audio(tmp_path):
-    audio = SineEngine().tone(0.25, 330.0)
-    write_wav(tmp_path / "a.wav", audio, 16_000)
-    again, rate = read_wav(tmp_path / "a.wav")
-    assert rate == 16_000 and again.dtype == np.float32
-    assert np.max(np.abs(again - audio)) < 2e-4
-
-
-def test_loud_audio_is_clipped_when_written(tmp_path):
-    write_wav(tmp_path / "loud.wav", np.array([2.0, -3.0, 0.5], dtype=np.float32), 8_000)
-    again, _ = read_wav(tmp_path / "loud.wav")
-    assert again.tolist() == pytest.approx([32767 / 32768, -32767 / 32768, 0.5], abs=1e-4)
-
-
-def test_a_stereo_wav_is_read_as_mono_and_other_sample_widths_are_refused(tmp_path):
-    with wave.open(str(tmp_path / "stereo.wav"), "wb") as out:
-        out.setnchannels(2)
-        out.setsampwidth(2)
-        out.setframerate(8_000)
-        out.writeframes(np.array([1000, 3000, -2000, 0], dtype="<i2").tobytes())
-    audio, _ = read_wav(tmp_path / "stereo.wav")
-    assert audio.tolist() == pytest.approx([2000 / 32768, -1000 / 32768])
-    with wave.open(str(tmp_path / "8bit.wav"), "wb") as out:
-        out.setnchannels(1)
-        out.setsampwidth(1)
-        out.setframerate(8_000)
-        out.writeframes(bytes([128, 130]))
-    with pytest.raises(ValueError, match="8-bit"):
-        read_wav(tmp_path / "8bit.wav")
-
-
 @pytest.fixture(scope="module")
 def real_speech(tmp_path_factory) -> Path:
     """A WAV of SPOKEN made by a real neural voice (Piper's joe voice, shipped in a wheel;
@@ -419,18 +352,6 @@ def real_speech(tmp_path_factory) -> Path:
     with wave.open(str(path), "wb") as out:
         PiperVoice.load(model_path()).synthesize_wav(SPOKEN, out, syn_config=steady)
     return path
-
-
-def test_transcribe_wav_hears_the_words_of_real_speech_at_another_rate(real_speech):
-    with wave.open(str(real_speech)) as source:
-        assert source.getframerate() != 16_000
-    heard = transcribe_wav(real_speech)
-    assert word_error_rate(SPOKEN, heard) <= 0.2, heard
-
-
-def test_transcribe_wav_hears_no_words_in_a_tone(tmp_path):
-    write_wav(tmp_path / "tone.wav", SineEngine().tone(1.0, 440.0), 16_000)
-    assert word_error_rate(SPOKEN, transcribe_wav(tmp_path / "tone.wav")) >= 0.8
 
 
 class PlaybackEngine(SineEngine):
@@ -479,13 +400,17 @@ def test_the_words_check_reuses_the_two_sentence_recording_when_the_texts_are_th
         Strict().test_the_words_come_back_when_transcribed(MuteEngine(), recorded, tmp_path)
 
 
-def test_importing_the_kit_does_not_import_numpy_or_pytest():
-    code = (
-        "import sys, assist.core.testing as kit\n"
-        "assert 'numpy' not in sys.modules and 'pytest' not in sys.modules\n"
-        "assert kit.word_error_rate('a b', 'a c') == 0.5\n"
-    )
-    subprocess.run([sys.executable, "-c", code], check=True, timeout=60)
+def test_the_kit_comes_as_a_pytest_plugin_that_rewrites_its_asserts(
+    pytestconfig: pytest.Config,
+):
+    import assist.engine_kit.plugin as plugin
+    import assist.engine_kit.voices as voices
+
+    assert pytestconfig.pluginmanager.is_registered(plugin)
+    assert type(voices.__loader__).__name__ == "AssertionRewritingHook"
+    kit = EngineConformance()
+    with pytest.raises(AssertionError, match=r"assert 0 > 0"):
+        kit.assert_audible(record(SilentEngine(), ""), "nothing")
 
 
 # The plugin checks, on a fake engine package installed into a temporary folder ----------

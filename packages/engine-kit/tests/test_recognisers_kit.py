@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from assist.core.stt_testing import resample, spell_number, spoken_words, word_errors
+from assist.engine_kit.recognisers import resample, spell_number, spoken_words, word_errors
 from hypothesis import given
 from hypothesis import strategies as st
 

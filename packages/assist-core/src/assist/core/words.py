@@ -1,0 +1,49 @@
+"""Words as a recogniser writes them, and how far one text is from another in words.
+
+`word_error_rate` is how every part of assist that hears speech back scores it: the demo's
+summary, `assist eval`, the listener's tests and the conformance kits. Pure: strings in,
+numbers out.
+"""
+
+from __future__ import annotations
+
+import string
+import unicodedata
+
+KEPT_INSIDE_WORDS = "'’"
+"""Apostrophes are dropped rather than turned into spaces, so "don't" stays one word."""
+
+
+def normalise_words(text: str) -> list[str]:
+    """Lower-case words with punctuation dropped, as a recogniser would write them."""
+    kept = []
+    for character in text.lower():
+        if character in KEPT_INSIDE_WORDS:
+            continue
+        punctuation = unicodedata.category(character).startswith(("P", "S"))
+        kept.append(" " if punctuation or character in string.whitespace else character)
+    return "".join(kept).split()
+
+
+def word_error_rate(reference: str, hypothesis: str) -> float:
+    """Word edits (substitutions, insertions, deletions) per reference word.
+
+    Both texts are normalised first (lower case, punctuation dropped). An empty reference
+    gives 0.0 when the hypothesis is empty too, else 1.0.
+    """
+    expected, heard = normalise_words(reference), normalise_words(hypothesis)
+    if not expected:
+        return 0.0 if not heard else 1.0
+    previous = list(range(len(heard) + 1))
+    for row, word in enumerate(expected, start=1):
+        current = [row]
+        for column, other in enumerate(heard, start=1):
+            current.append(
+                min(
+                    previous[column] + 1,  # a reference word missing
+                    current[column - 1] + 1,  # an extra word heard
+                    previous[column - 1] + (word != other),  # substituted or matched
+                )
+            )
+        previous = current
+    return previous[-1] / len(expected)

@@ -1,0 +1,33 @@
+"""Word error rate: case and punctuation ignored, every edit counted, zero only for the same
+words."""
+
+from __future__ import annotations
+
+from assist.core.words import normalise_words, word_error_rate
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+def test_word_error_rate_ignores_case_and_punctuation():
+    assert word_error_rate("Sure, it shipped Monday!", "sure it shipped monday") == 0.0
+    assert word_error_rate("Don't stop.", "dont stop") == 0.0
+    assert word_error_rate("a follow-up call", "a follow up call") == 0.0
+
+
+def test_word_error_rate_counts_substitutions_insertions_and_deletions():
+    assert word_error_rate("one two three four", "one too three four") == 0.25
+    assert word_error_rate("one two", "one two three") == 0.5
+    assert word_error_rate("one two three four", "one four") == 0.5
+    assert word_error_rate("one two", "") == 1.0
+    assert word_error_rate("", "") == 0.0
+    assert word_error_rate("...", "noise") == 1.0
+
+
+@given(st.text(), st.text())
+def test_word_error_rate_is_zero_only_for_the_same_words_and_bounded_by_the_longer(ref, hyp):
+    rate = word_error_rate(ref, hyp)
+    expected, heard = normalise_words(ref), normalise_words(hyp)
+    assert (rate == 0.0) == (expected == heard)
+    if expected:
+        assert rate <= max(len(expected), len(heard)) / len(expected)
+    assert word_error_rate(ref, ref) == 0.0

@@ -1,0 +1,84 @@
+"""What `assist listen --events` tells a supervising server as it happens (behaviour.md 13, 14.2).
+
+A conversation's server needs three signals from its listener with no polling delay: the user
+began to speak (no filler then, and the idle ceiling waits), the user stopped, and a *loud*
+speech onset, the one that may cut off the assistant's line (barge-in). Each is one NDJSON line
+on stdout, flushed at once, after the `session` line:
+
+    {"event":"speech_started","track":"room","ms":1234}
+    {"event":"speech_stopped","track":"room","ms":2345}
+    {"event":"loud","track":"room","ms":1240,"level":0.12}
+
+`ms` is on the capture clock (from the session's start). The loud onset is found apart from the
+turn segmenter: while the assistant's own voice comes back through the microphone the segmenter
+is already inside a turn (the echo), so a person talking over it starts no new turn; a loud
+onset is a run of speech frames (as the segmenter's onset rule) that are also at or above the
+echo gate's level (AGENT-A's RMS 0.05), and a new one is found only once the level has been
+below the gate for the end-of-turn silence's first frames again.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from typing import Any, TextIO
+
+from assist.core.conversation import BARGE_IN_LEVEL
+from assist.core.turns import TurnRules
+
+REARM_MS = 256
+"""Quiet (below the gate) that ends one loud run, so the next loud onset is a new one."""
+
+
+class LoudOnsets:
+    """Loud speech onsets from (frame, probability, level): the first frame of each run."""
+
+    def __init__(self, rules: TurnRules, level: float = BARGE_IN_LEVEL) -> None:
+        self._rules = rules
+        self._level = level
+        self._run = 0
+        self._quiet = 0
+        self._armed = True
+        self._rearm_frames = -(-REARM_MS // rules.frame_ms)
+
+    def feed(self, frame: int, probability: float, level: float) -> int | None:
+        """One frame; the onset frame when a loud run has just been confirmed."""
+        if probability >= self._rules.start_prob and level >= self._level:
+            self._run += 1
+            self._quiet = 0
+        else:
+            self._run = 0
+            self._quiet += 1
+            if self._quiet >= self._rearm_frames:
+                self._armed = True
+        if self._armed and self._run >= self._rules.start_frames:
+            self._armed = False
+            return frame + 1 - self._run
+        return None
+
+
+class Signals:
+    """Writes the events to `out` (stdout), one whole line at a time from any thread."""
+
+    def __init__(self, out: TextIO | None = None) -> None:
+        self._out = out or sys.stdout
+        self._lock = threading.Lock()
+
+    def started(self, track: str, ms: int) -> None:
+        self._write({"event": "speech_started", "track": track, "ms": ms})
+
+    def stopped(self, track: str, ms: int) -> None:
+        self._write({"event": "speech_stopped", "track": track, "ms": ms})
+
+    def loud(self, track: str, ms: int, level: float) -> None:
+        self._write({"event": "loud", "track": track, "ms": ms, "level": round(level, 4)})
+
+    def _write(self, event: dict[str, Any]) -> None:
+        line = json.dumps(event, separators=(",", ":")) + "\n"
+        with self._lock:
+            try:
+                self._out.write(line)
+                self._out.flush()
+            except (OSError, ValueError):
+                pass  # the server is gone; the session itself goes on

@@ -1,0 +1,93 @@
+"""A room in software for the conversation tests: Piper speech fed to the real listener.
+
+`Room` is a FIFO the server's listener reads as its microphone (`ASSIST_LISTEN_FROM`, so the
+child runs `assist listen --from -`): a thread writes 16 kHz s16le PCM into it at real time,
+silence unless a phrase has been queued. The test holds the FIFO open for reading and writing
+(`O_RDWR`), so the listener never sees an end of input before `close`. `Phrases` says each
+phrase once with Piper's joe voice (the same every run) and keeps it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+
+RATE_HZ = 16_000
+BLOCK = 512
+"""32 ms: the listener's own block."""
+
+
+class Room:
+    def __init__(self, folder: Path) -> None:
+        self.path = folder / "microphone.fifo"
+        os.mkfifo(self.path)
+        self._fd = os.open(self.path, os.O_RDWR)
+        self._queue: list[np.ndarray] = []
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self.said_at: list[float] = []
+        """Monotonic time each queued phrase's first sample was written."""
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    def say(self, samples: np.ndarray, gain: float = 1.0) -> None:
+        """Queue a phrase (float32 at 16 kHz) to be heard, after what is already queued."""
+        with self._lock:
+            self._queue.append(np.clip(samples * gain, -1.0, 1.0).astype(np.float32))
+
+    @property
+    def quiet(self) -> bool:
+        with self._lock:
+            return not self._queue
+
+    def close(self) -> None:
+        """The end of the input: the listener's session ends."""
+        self._stop.set()
+        self._thread.join()
+        os.close(self._fd)
+
+    def _run(self) -> None:
+        started = time.monotonic()
+        sent = 0
+        current: np.ndarray | None = None
+        offset = 0
+        while not self._stop.is_set():
+            if current is None:
+                with self._lock:
+                    if self._queue:
+                        current, offset = self._queue.pop(0), 0
+                        self.said_at.append(time.monotonic())
+            if current is not None:
+                block = current[offset : offset + BLOCK]
+                offset += BLOCK
+                if offset >= len(current):
+                    current = None
+                if len(block) < BLOCK:
+                    block = np.concatenate((block, np.zeros(BLOCK - len(block), np.float32)))
+            else:
+                block = np.zeros(BLOCK, np.float32)
+            try:
+                os.write(self._fd, (block * 32767).astype("<i2").tobytes())
+            except OSError:
+                return
+            sent += BLOCK
+            time.sleep(max(0.0, started + sent / RATE_HZ - time.monotonic()))
+
+
+class Phrases:
+    """Piper's joe voice, loaded once, each phrase said once."""
+
+    def __init__(self) -> None:
+        from assist.listen.voiced import Voice
+
+        self._voice = Voice()
+        self._said: dict[str, np.ndarray] = {}
+
+    def __call__(self, text: str) -> np.ndarray:
+        if text not in self._said:
+            self._said[text] = self._voice.say(text)
+        return self._said[text]
