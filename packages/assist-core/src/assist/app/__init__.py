@@ -7,7 +7,8 @@ speak now), `assist.core.batcher` (when a stretch of talk is ready) and `assist.
 The package README shows each in a runnable example.
 
 For engine and recogniser packages: `assist.app.libraries` (a spec's `check`: its libraries,
-found without importing them) and `assist.app.download` (a pinned file fetched safely).
+found without importing them), `assist.app.download` (a pinned file fetched safely) and
+`assist.app.turn_audio` (the samples of one turn, as a recogniser takes them).
 """
 
 from __future__ import annotations
