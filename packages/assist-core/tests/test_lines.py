@@ -199,18 +199,19 @@ def test_rendering_matches_the_specification_examples(record, shown):
 @given(raw_lines)
 def test_rendering_any_record_gives_one_timestamped_line(line):
     shown = render(line)
-    match = re.fullmatch(r"\[(\d{2,}):(\d{2})\] (.*?): (.*)", shown, flags=re.DOTALL)
+    match = re.match(r"\[(\d{2,}):(\d{2})\] ", shown)
     assert match is not None
-    minutes, seconds, who, text = match.groups()
+    minutes, seconds = match.groups()
     assert int(minutes) * 60 + int(seconds) == line.start_ms // 1000
     assert int(seconds) < 60
-    assert text == line.text.strip()
     if line.speaker is not None:
-        assert shown.startswith(f"[{minutes}:{seconds}] {line.speaker}: ")
+        who = line.speaker
     elif line.track == "call":
-        assert who == "someone on the call"
+        who = "someone on the call"
     else:
-        assert who == "someone in the room"
+        who = "someone in the room"
+    # The speaker may itself hold ": ", so the rest is compared whole rather than split.
+    assert shown[match.end() :] == f"{who}: {line.text.strip()}"
 
 
 def test_the_transcript_view_has_exactly_the_five_fields_and_no_confidence():

@@ -208,3 +208,109 @@ async def test_start_conversation_refuses_while_the_assistant_is_off(place: Plac
         refused = refusal_of(await server.call_tool("start_conversation", {}))
         assert "switched off" in refused
     assert list(place.sessions.iterdir()) == []
+
+
+async def test_fillers_cover_the_agents_silence_after_a_turn_and_its_speak_ends_them(
+    place: Place, room: Room, phrases: Phrases
+) -> None:
+    async with connect(place, env=voice_env(place, 0.3, room)) as server:
+        started = value_of(await server.call_tool("start_conversation", {}))
+        folder = place.sessions / started["conversation"]
+        room.say(phrases(QUESTION))
+        waited = await wait_for_lines(server)
+        assert waited["lines"]
+        handed = time.monotonic()
+
+        def fillers() -> list[dict[str, Any]]:
+            return [e for e in events(folder) if e["event"] == "filler"]
+
+        await eventually(lambda: len(fillers()) >= 1, timeout=30)
+        first = time.monotonic() - handed
+        assert first >= 6.0  # drawn from [6, 9] s; later only under load, never sooner
+        [filler] = fillers()
+        assert filler["text"] in said_texts(place) and "kind" not in filler
+        value_of(await server.call_tool("speak", {"text": "Tokyo is nine hours ahead."}))
+        count = len(fillers())
+        await anyio.sleep(10.0)  # past the longest delay: the agent's speak ended them
+        assert len(fillers()) == count
+
+
+async def test_no_filler_is_said_when_fillers_are_switched_off(
+    place: Place, room: Room, phrases: Phrases
+) -> None:
+    configure(place, fillers=False)
+    async with connect(place, env=voice_env(place, 0.3, room)) as server:
+        started = value_of(await server.call_tool("start_conversation", {}))
+        room.say(phrases(QUESTION))
+        assert (await wait_for_lines(server))["lines"]
+        await anyio.sleep(10.0)
+        folder = place.sessions / started["conversation"]
+        assert [e for e in events(folder) if e["event"] == "filler"] == []
+
+
+class Speaking:
+    """A speak call in the background; `reply` once it has answered."""
+
+    def __init__(self) -> None:
+        self.reply: dict[str, Any] | None = None
+
+    async def run(self, server: ClientSession, text: str) -> None:
+        self.reply = value_of(await server.call_tool("speak", {"text": text}))
+
+
+LONG_LINE = (
+    "Tokyo is nine hours ahead of London, so it is late in the evening there, and most "
+    "shops will have closed by now."
+)
+
+
+async def test_the_user_talking_over_a_line_cuts_it_off_and_their_words_come_in_the_next_wait(
+    place: Place, room: Room, phrases: Phrases
+) -> None:
+    async with connect(place, env=voice_env(place, LONG_S, room)) as server:
+        value_of(await server.call_tool("start_conversation", {}))
+        speaking = Speaking()
+        async with anyio.create_task_group() as group:
+            group.start_soon(speaking.run, server, LONG_LINE)
+            await eventually(lambda: LONG_LINE in said_texts(place), timeout=10)
+            await anyio.sleep(1.0)
+            room.say(phrases("Wait, stop, what about the weather?"))
+        reply = speaking.reply
+        assert reply is not None
+        assert reply["cut_off"] is True and reply["interrupted"] is True
+        assert reply["audio_s"] < LONG_S - 2
+        assert LONG_LINE.startswith(reply["said_approx"])
+        waited = await wait_for_lines(server)
+        assert any("weather" in line.lower() for line in waited["lines"]), waited
+
+
+async def test_the_assistants_own_voice_coming_back_quietly_never_cuts_its_line(
+    place: Place, room: Room, phrases: Phrases
+) -> None:
+    """The echo at -20 dB (a speaker a metre from the microphone) stays under the gate."""
+    async with connect(place, env=voice_env(place, 4.0, room)) as server:
+        value_of(await server.call_tool("start_conversation", {}))
+        speaking = Speaking()
+        async with anyio.create_task_group() as group:
+            group.start_soon(speaking.run, server, LONG_LINE)
+            await eventually(lambda: LONG_LINE in said_texts(place), timeout=10)
+            room.say(phrases(LONG_LINE)[: 16_000 * 4], gain=0.1)
+        reply = speaking.reply
+        assert reply is not None and "cut_off" not in reply, reply
+
+
+async def test_barge_in_switched_off_lets_the_line_play_to_its_end(
+    place: Place, room: Room, phrases: Phrases
+) -> None:
+    place.settings["barge_in"] = False
+    place.write_config()
+    async with connect(place, env=voice_env(place, 4.0, room)) as server:
+        value_of(await server.call_tool("start_conversation", {}))
+        speaking = Speaking()
+        async with anyio.create_task_group() as group:
+            group.start_soon(speaking.run, server, LONG_LINE)
+            await eventually(lambda: LONG_LINE in said_texts(place), timeout=10)
+            await anyio.sleep(0.5)
+            room.say(phrases("Wait, stop, what about the weather?"))
+        reply = speaking.reply
+        assert reply is not None and "cut_off" not in reply, reply

@@ -292,6 +292,12 @@ def test_stop_watching_while_the_helper_hangs_mid_line_returns_at_once(tmp_path:
         # 6 s before the fix; "at once" leaves a wide margin for a busy machine.
         assert took < 3.0
         assert server.request("ping", request_id="alive")["result"] == {}
+        # Meanwhile the hung helper, given its 3 s to bring the line back, is killed.
+        deadline = time.monotonic() + 30
+        while helper_pids(place) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert helper_pids(place) == []
+        assert server.process.poll() is None
     finally:
         server.close_input()
         assert server.wait() == 0

@@ -208,6 +208,7 @@ async def serve(server: Server[Any], watcher: Watcher, channel: Wire) -> None:
     a second signal is received and left unread."""
     with anyio.open_signal_receiver(*SIGNALS) as received:
         async with anyio.create_task_group() as outer:
+            watcher.run_teardowns_in(outer)
 
             async def on_signal() -> None:
                 async for number in received:

@@ -34,6 +34,7 @@ from typing import Any
 import anyio
 import attrs
 import mcp_types as types
+from anyio.abc import TaskGroup
 from assist.core import consent, meeting_log, refusals, results
 from assist.core.batcher import DEFAULT_PACING, Batch, Batcher, Pacing, wait_timeout
 from assist.core.consent import LeaveReason, WatchState
@@ -62,11 +63,10 @@ RECENT_LINES = 40
 """Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""
 NOTICE_EMOTION = "warm"
 """The consent notice is said warmly (3.4 step 5.7)."""
-LINE_STOP_S = 0.5
+LINE_STOP_S = 3.0
 """On leaving, how long a line cut off by `stop` may take to come back. The helper answers a
 stop at once, from its reader thread; one whose line is not back by then hangs (stopped, or
-stuck in an engine) and is killed rather than asked to quit, so `stop_watching` and shutdown
-run at once (4.4) instead of waiting out the helper's 3 s to quit."""
+stuck in an engine) and is killed at once rather than given another 3 s to quit."""
 LOOKS_PER_POLL = 10
 """Between polls a wait looks at the size of `raw.jsonl` this many times per poll interval and
 polls at once when it grew, so a line that names the assistant comes back in tens of
@@ -138,6 +138,13 @@ class Watcher:
         self._calls = 0
         self._last_call_end: float | None = None
         self._closed = False
+        self._background: TaskGroup | None = None
+        self._voice_closed = anyio.Event()
+        self._voice_closed.set()
+
+    def run_teardowns_in(self, tasks: TaskGroup) -> None:
+        """Where `stop_watching` may finish closing a voice after it has answered (4.4)."""
+        self._background = tasks
 
     # The four tools.
 
@@ -147,6 +154,7 @@ class Watcher:
             await self._quiet.wait()
             async with self._leaving:
                 pass  # a teardown still under way finishes before anything is joined
+            await self._voice_closed.wait()  # and the voice a stop_watching left closing
             with anyio.CancelScope(shield=True):
                 self._calls += 1
                 try:
@@ -208,7 +216,8 @@ class Watcher:
         meeting = self._meeting
         if meeting is None:
             return result(results.stopped(None, None))
-        await self._leave(LeaveReason.AGENT_STOPPED)  # shielded: a cancel cannot cut it short
+        # Shielded, so a cancel cannot cut it short; the voice is closed after the answer.
+        await self._leave(LeaveReason.AGENT_STOPPED, voice_later=True)
         return result(results.stopped(meeting.id, meeting.gate))
 
     async def shutdown(self) -> None:
@@ -611,9 +620,12 @@ class Watcher:
 
     # Leaving (3.8) and the bookkeeping every call shares.
 
-    async def _leave(self, reason: LeaveReason) -> None:
-        """The shared teardown: log `left`, cut off and stop the voice, stop the beat, drop the
-        meeting, remove the heartbeat if it is ours. Does nothing when no meeting is held."""
+    async def _leave(self, reason: LeaveReason, *, voice_later: bool = False) -> None:
+        """The shared teardown: drop the meeting, log `left`, stop the beat, remove the
+        heartbeat if it is ours, cut off and stop the voice. Does nothing when no meeting is
+        held. With `voice_later` (stop_watching, which runs at once, 4.4) the voice is closed
+        after the caller has answered: a helper that hangs mid-line would otherwise hold the
+        answer for as long as it is given to come back."""
         with anyio.CancelScope(shield=True):
             meeting = self._meeting
             if meeting is None:
@@ -627,22 +639,40 @@ class Watcher:
                 meeting.gate.catch_up(tally.count, tally.last_mono)
                 event = meeting_log.left(_now(), self._pid, reason.why, meeting.gate.spoken)
                 await self._append(meeting, event)
-                if meeting.voice is not None:
-                    meeting.voice.stop_line()
-                    answered = True
-                    if meeting.line_done is not None:
-                        with anyio.move_on_after(LINE_STOP_S):
-                            await meeting.line_done.wait()
-                        answered = meeting.line_done.is_set()
-                    quit_within = QUIT_WITHIN_S if answered else 0.0
-                    await anyio.to_thread.run_sync(meeting.voice.close, quit_within)
-                    meeting.voice = None
                 talk = meeting.conversation
                 if talk is not None and talk.listener is not None:
                     await anyio.to_thread.run_sync(talk.listener.stop)
                 if meeting.beat is not None:
                     await anyio.to_thread.run_sync(meeting.beat.stop)
                 await anyio.to_thread.run_sync(self._heartbeat.remove_if_ours)
+                if meeting.voice is None:
+                    return
+                meeting.voice.stop_line()
+                if voice_later and self._background is not None:
+                    self._voice_closed = anyio.Event()
+                    self._background.start_soon(self._close_voice, meeting, self._voice_closed)
+                    return
+                await self._close_voice(meeting)
+
+    async def _close_voice(self, meeting: HeldMeeting, closed: anyio.Event | None = None) -> None:
+        """Give the cut-off line `LINE_STOP_S` to come back, then stop the helper: politely
+        when the line came back, at once when it did not (the helper hangs)."""
+        with anyio.CancelScope(shield=True):
+            try:
+                voice = meeting.voice
+                if voice is None:
+                    return
+                answered = True
+                if meeting.line_done is not None:
+                    with anyio.move_on_after(LINE_STOP_S):
+                        await meeting.line_done.wait()
+                    answered = meeting.line_done.is_set()
+                quit_within = QUIT_WITHIN_S if answered else 0.0
+                await anyio.to_thread.run_sync(voice.close, quit_within)
+                meeting.voice = None
+            finally:
+                if closed is not None:
+                    closed.set()
 
     def _watched(self) -> HeldMeeting | None:
         """The meeting being watched (its notice said), else None."""

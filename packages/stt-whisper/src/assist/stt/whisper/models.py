@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TextIO
 
 import attrs
-from assist.stt.whisper.download import download
+from assist.app.download import download
 
 DEFAULT_MODEL = "tiny.en"
 BASE_URL = "https://huggingface.co/"

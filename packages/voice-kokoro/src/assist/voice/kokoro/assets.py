@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TextIO
 
 import attrs
-from assist.voice.kokoro.download import download
+from assist.app.download import download
 
 BASE_URL = "https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0/"
 CACHE_VARIABLE = "ASSIST_VOICE_CACHE"

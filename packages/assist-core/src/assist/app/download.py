@@ -1,14 +1,15 @@
 """Downloading one file safely: to `<file>.part`, checked, then renamed (behaviour.md 8.8, 12.4).
 
+The one home of this rule for every engine and recogniser package that fetches pinned files
+(assist-voice-kokoro, assist-stt-whisper): it lives beside the pure core, in the I/O side of
+assist-core, so neither engine package needs the other.
+
 A start with no network must fail within seconds with a message saying what to do, never
 hang: every socket operation has a short timeout, so a refused or unreachable connection or
 a transfer that stalls ends in an error. A file that arrives with the wrong size or digest
 is deleted and reported, so a damaged model is never loaded. Progress goes to stderr: a bar
 redrawn in place on a terminal, a line every tenth of the way otherwise (the helper's stderr
 usually lands in a log, where a redrawn bar would be noise).
-
-The same rules and code as assist-voice-kokoro's `download` module, kept here so that this
-distribution needs neither kokoro nor its runtime.
 """
 
 from __future__ import annotations
