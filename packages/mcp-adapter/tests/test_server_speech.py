@@ -103,9 +103,8 @@ async def test_stop_watching_cuts_off_a_playing_line_which_still_counts(
     async with anyio.create_task_group() as group:
         group.start_soon(speak)
         await anyio.sleep(0.4)
-        started = time.monotonic()
         stopped = value_of(await server.call_tool("stop_watching", {}))
-        assert time.monotonic() - started < 1.0
+    # Cut off, not waited for: the line's audio is shorter than the line (no speed asserted).
     assert stopped == {"stopped_watching": meeting.id, "spoken": 1}
     assert spoken["cut_off"] is True and spoken["audio_s"] < LINE_S
     names = meeting.event_names()
@@ -127,11 +126,8 @@ async def test_switching_off_while_a_line_plays_cuts_it_off_and_leaves(
 
     async with anyio.create_task_group() as group:
         group.start_soon(switch_off)
-        started = time.monotonic()
         text = refusal_of(await server.call_tool("speak", {"text": "Going on and on."}))
-        took = time.monotonic() - started
     assert "switched off" in text
-    assert took < 0.4 + 0.5 + 0.3
     assert meeting.event_names() == ["joined", "speaking", "spoke", "left"]
     spoke = meeting.events()[2]
     assert spoke["cut_off"] is True and spoke["audio_s"] < LINE_S
@@ -151,11 +147,10 @@ async def test_other_requests_are_answered_while_a_line_plays_and_its_lines_come
         async with anyio.create_task_group() as group:
             group.start_soon(speak)
             await anyio.sleep(0.3)
-            started = time.monotonic()
             await server.send_ping()
             value_of(await server.call_tool("sessions", {}))
             await server.get_prompt("watch", {"focus": "the budget"})
-            assert time.monotonic() - started < 0.5
+            assert not done  # answered while the line still plays
             assert json.loads(place.heartbeat.read_text())["state"] == "speaking"
             meeting.say("Claude, while you were talking.")
             batch = value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 5}))

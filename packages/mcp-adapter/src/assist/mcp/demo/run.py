@@ -97,6 +97,9 @@ class Plan:
     engine: str
     agent: str
     workdir: Path
+    room: str | None = None
+    """The room the meeting is spoken into (`software`, `pulse`), or None for the
+    transcript-only replay (`--text`)."""
 
     @property
     def external(self) -> bool:
@@ -132,11 +135,33 @@ class Plan:
             environment[PACING_VARIABLE] = repr(1 / self.speed)
         return environment
 
+    @property
+    def plays(self) -> bool:
+        """Whether the voice plays on this machine's speakers: never into the PulseAudio
+        room, where the room itself plays each saved line (once)."""
+        return self.play and self.room != "pulse"
+
     def server_command(self) -> list[str]:
-        flags = ["--save-audio", str(self.audio)] + ([] if self.play else ["--no-play"])
+        flags = ["--save-audio", str(self.audio)] + ([] if self.plays else ["--no-play"])
         return [sys.executable, "-m", "assist.mcp.commands.cli", "mcp", *flags]
 
     def replay_command(self) -> list[str]:
+        if self.room is not None:
+            return [
+                sys.executable,
+                "-m",
+                "assist.listen.air",
+                self.meeting_spec,
+                "--into",
+                str(self.sessions),
+                "--audio",
+                str(self.audio),
+                "--room",
+                self.room,
+                "--speed",
+                repr(self.speed),
+                "--events",
+            ]
         return [
             sys.executable,
             "-m",
@@ -177,6 +202,7 @@ class Plan:
             "speed": self.speed,
             "play": self.play,
             "echo": self.echo,
+            "room": self.room,
             "cooldown_s": self.cooldown_s,
             "cooldown_note": "lowered so the sample's two answers, about 25 s apart, can both "
             "be said; divided by the speed",
@@ -214,7 +240,9 @@ async def run_meeting(plan: Plan, live: LiveOutput) -> Run:
     record: AgentRecord | None = None
     failure: str | None = None
     session_dir: list[Path] = []
-    deadline = plan.meeting.duration_ms / 1000 / plan.speed + RUN_SLACK_S
+    # Through the air the speech keeps its length whatever the speed; only silences shrink.
+    meeting_s = plan.meeting.duration_ms / 1000 / (1 if plan.room else plan.speed)
+    deadline = meeting_s + RUN_SLACK_S
 
     with (
         open(plan.workdir / "replay.log", "w", encoding="utf-8") as replay_log,
@@ -388,7 +416,10 @@ def _stop(process: Process) -> None:
 def _sample(peaks: PeakMemory, replay_pid: int) -> None:
     peaks.sample(replay_pid, "replay")
     for worker in children(replay_pid):
-        peaks.sample(worker, "replay_recogniser")
+        role = (
+            "listener" if "assist.listen.command" in command_line(worker) else "replay_recogniser"
+        )
+        peaks.sample(worker, role)
     for pid in children(os.getpid()):
         line = command_line(pid)
         if "assist.mcp.commands.cli" in line and "mcp" in line:

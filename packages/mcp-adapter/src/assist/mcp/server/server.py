@@ -47,7 +47,6 @@ from assist.mcp.server import tools, wire
 from assist.mcp.server.session_tools import SessionTools
 from assist.mcp.server.transport import ProtocolStreams, Wire
 from assist.mcp.server.watch import Watcher
-from assist.mcp.speech.engine_choice import engine_names
 from assist.mcp.speech.supervisor import Voice, kill_all_helpers
 from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.paths import beside_config, config_path, sessions_root, voice_cache_root
@@ -173,7 +172,7 @@ def build_watcher(
     """Resolve the files once (1.1: a running server never moves its sessions root) and wire
     the watch and the session tools to them."""
     location = config_path(environ)
-    config = ConfigFile.at(location, engine_names(environ))
+    config = ConfigFile.at(location, environ)
     store = SessionStore(sessions_root(environ, config.load(), location))
     folder = beside_config(location)
     cache_root = str(voice_cache_root(environ))
