@@ -9,12 +9,12 @@ than speech with the real models).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import platform
 import sys
 from collections.abc import Callable
 
+from assist.app.libraries import missing_libraries
 from assist.core.engines import GIB, Engine, EngineSpec, VoiceOptions, hookimpl
 
 NAME = "qwen3-tts"
@@ -45,9 +45,9 @@ def build(options: VoiceOptions) -> Engine:
 
 def check() -> str | None:
     """Why qwen3-tts cannot run here, or None; finds its libraries without importing them."""
-    missing = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
+    missing = missing_libraries(LIBRARIES, PACKAGE)
     if missing:
-        return f"missing {', '.join(missing)}; reinstall {PACKAGE}"
+        return missing
     if (sys.platform == "darwin" and platform.machine() == "arm64") or os.environ.get(CPU_VARIABLE):
         return None
     return (
