@@ -62,6 +62,8 @@ from assist.mcp.demo.live import LiveOutput
 from assist.mcp.demo.memory import SAMPLE_S, PeakMemory, children, command_line
 from assist.mcp.demo.summary import read_log
 from assist.mcp.replay.meeting_files import Meeting
+from assist.mcp.server.server import PACING_VARIABLE
+from assist.mcp.speech.helper_command import VOICE_COMMAND_VARIABLE
 
 NAME = "Claude"
 """The assistant's name: the default, which the sample meeting's question uses."""
@@ -77,11 +79,9 @@ AGENT_GRACE_S = 60.0
 """An external agent gets this long after the recording stops to finish and exit."""
 AGENT_PLACEHOLDER = "{mcp_config}"
 """Replaced in --agent CMD by the path of the MCP client config the run writes."""
-PACING_VARIABLE = "ASSIST_PACING_SCALE"
-"""`assist mcp`'s batching clock multiplier (poll 0.5 s, settle 3 s, longest 20 s)."""
-HOOKS_DROPPED = ("ASSIST_VOICE_COMMAND", PACING_VARIABLE)
-"""Hooks of `assist mcp` a run never inherits: it always runs the real voice, and sets
-the batching clock itself."""
+OPTIONS_DROPPED = (VOICE_COMMAND_VARIABLE, PACING_VARIABLE)
+"""Options of `assist mcp` a run never inherits: it always runs the voice installed here, and
+sets the batching clock itself."""
 DEFAULT_AGENT = "stand-in"
 
 
@@ -127,7 +127,7 @@ class Plan:
         return self.workdir / "audio"
 
     def environment(self) -> dict[str, str]:
-        environment = {key: value for key, value in os.environ.items() if key not in HOOKS_DROPPED}
+        environment = {k: v for k, v in os.environ.items() if k not in OPTIONS_DROPPED}
         environment.update(
             ASSIST_CONFIG=str(self.config), ASSIST_HOME=str(self.sessions), PYTHONUNBUFFERED="1"
         )
