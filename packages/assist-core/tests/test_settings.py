@@ -7,6 +7,7 @@ import json
 import attrs
 import pytest
 from assist.core.engines import ENGINE_PACKAGES
+from assist.core.recognisers import RECOGNISER_PACKAGES
 from assist.core.settings import (
     END_SILENCE_RANGE_MS,
     JSON_PATHS,
@@ -39,6 +40,8 @@ SHIPPED = tuple(ENGINE_PACKAGES)
 """The engines we ship: always valid values, installed or not."""
 INSTALLED = ("espeak", "kokoro", "toy")
 """What the installed plugins register in these tests: two of ours and a third party's."""
+RECOGNISERS = ("whisper", "toy")
+"""The recognisers installed in these tests: one of ours and a third party's."""
 
 AMBIENT_STYLE_FILE = {
     "sessions_dir": "/Users/dana/Documents/Ambient",
@@ -482,6 +485,37 @@ def test_a_recogniser_name_with_spaces_or_slashes_is_refused():
     assert doc == {"listen": {"stt": "pocketsphinx"}}
 
 
+def test_a_recogniser_an_installed_plugin_registers_is_accepted_as_listen_stt():
+    doc = set_key({}, "listen.stt", "Toy", ambient_file=False, recognisers=RECOGNISERS)
+    assert doc == {"listen": {"stt": "toy"}}
+    settings, warnings = parse_settings(doc, recognisers=RECOGNISERS)
+    assert (settings.listen.stt, warnings) == ("toy", [])
+
+
+def test_a_recogniser_no_installed_plugin_registers_is_refused_listing_the_installed_ones():
+    with pytest.raises(SettingError) as refusal:
+        set_key({}, "listen.stt", "toy", ambient_file=False, recognisers=("pocketsphinx",))
+    message = str(refusal.value)
+    assert "listen.stt not changed" in message and "'toy'" in message
+    assert "the installed recognisers are: pocketsphinx" in message
+    with pytest.raises(SettingError, match="the installed recognisers are: none"):
+        set_key({}, "listen.stt", "toy", ambient_file=False)
+
+
+def test_the_recognisers_we_ship_are_accepted_installed_or_not():
+    for name in RECOGNISER_PACKAGES:
+        assert set_key({}, "listen.stt", name, ambient_file=False) == {"listen": {"stt": name}}
+
+
+def test_a_file_naming_a_recogniser_no_longer_installed_reads_as_auto_with_a_warning():
+    document = {"listen": {"stt": "toy", "model": "base.en"}}
+    settings, [warning] = parse_settings(document, recognisers=("whisper", "pocketsphinx"))
+    assert settings.listen == ListenSettings(model="base.en")
+    assert "listen.stt" in warning and "'toy'" in warning
+    assert "installed recognisers are: pocketsphinx, whisper" in warning
+    assert parse_settings(document, recognisers=RECOGNISERS)[0].listen.stt == "toy"
+
+
 # Properties ------------------------------------------------------------------------------
 
 words = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1).filter(
@@ -511,7 +545,7 @@ settings_strategy = st.builds(
     ),
     listen=st.builds(
         ListenSettings,
-        stt=st.none() | st.from_regex(r"[a-z0-9][a-z0-9._-]{0,20}", fullmatch=True),
+        stt=st.none() | st.sampled_from((*RECOGNISER_PACKAGES, *RECOGNISERS)),
         model=optional_words,
         device=optional_words,
         call_device=optional_words,
@@ -524,9 +558,11 @@ settings_strategy = st.builds(
 def test_setting_every_described_value_then_reading_gives_the_settings_back(settings, extra):
     doc = dict(extra)
     for key, value in describe(settings):
-        doc = set_key(doc, key, value, ambient_file=False, engines=INSTALLED)
+        doc = set_key(
+            doc, key, value, ambient_file=False, engines=INSTALLED, recognisers=RECOGNISERS
+        )
     text = format_document(doc)
-    again, warnings = parse_settings(json.loads(text), engines=INSTALLED)
+    again, warnings = parse_settings(json.loads(text), engines=INSTALLED, recognisers=RECOGNISERS)
     assert again == settings
     assert warnings == []
     for key, value in extra.items():

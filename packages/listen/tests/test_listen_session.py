@@ -14,6 +14,7 @@ import wave
 from pathlib import Path
 
 import numpy as np
+import pytest
 from assist.mcp.store.sessions import SessionStore
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -157,7 +158,10 @@ def test_the_session_is_live_exactly_while_capturing_and_a_stop_file_ends_it(
     assert (folder / "session.json").exists()
 
 
-def test_the_turn_in_progress_at_sigint_is_recognised_and_kept(tmp_path: Path, meeting) -> None:
+@pytest.mark.parametrize("ending", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_the_turn_in_progress_at_a_signal_is_recognised_and_kept(
+    tmp_path: Path, meeting, ending: str
+) -> None:
     listener = Listener(
         tmp_path / "s",
         listen_env(tmp_path),
@@ -179,7 +183,7 @@ def test_the_turn_in_progress_at_sigint_is_recognised_and_kept(tmp_path: Path, m
 
     eventually(heard_it_all)
     assert raw_lines(listener.folder) == []
-    listener.process.send_signal(signal.SIGINT)
+    listener.process.send_signal(getattr(signal, ending))
     code, _, err = listener.wait(timeout=30)
     assert code == 0, err
     lines = raw_lines(listener.folder)

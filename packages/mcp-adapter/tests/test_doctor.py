@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 import threading
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import pytest
 from assist.mcp.commands.doctor import doctor_command, lock_holder
-from assist.mcp.speech import supervisor
+from assist.mcp.speech.helper_command import VOICE_COMMAND_VARIABLE
 from assist.mcp.speech.supervisor import READY_WITHIN_VARIABLE
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
@@ -129,7 +130,7 @@ def test_prepare_gives_the_helper_the_same_start_limit_as_a_watch(
 ) -> None:
     for name, value in {**place, READY_WITHIN_VARIABLE: "0.5"}.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setattr(supervisor, "helper_program", lambda: fake("never_ready"))
+    monkeypatch.setenv(VOICE_COMMAND_VARIABLE, shlex.join(fake("never_ready")))
     status: list[int] = []
     worker = threading.Thread(target=lambda: status.append(doctor_command(["--prepare"])))
     worker.start()

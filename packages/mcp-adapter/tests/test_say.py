@@ -11,6 +11,7 @@ from __future__ import annotations
 import array
 import json
 import os
+import shlex
 import subprocess
 import sys
 import wave
@@ -20,7 +21,7 @@ import pytest
 from assist.mcp.commands import say
 from assist.mcp.commands.say import engine_override, say_command
 from assist.mcp.commands.terminal_voice import Machine
-from assist.mcp.speech import supervisor
+from assist.mcp.speech.helper_command import VOICE_COMMAND_VARIABLE
 
 sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from supervisor_fakes import fake
@@ -111,7 +112,7 @@ def test_a_line_played_aloud_waits_for_the_floor_and_gives_up_when_another_voice
 ) -> None:
     for name, value in place.items():
         monkeypatch.setenv(name, value)
-    monkeypatch.setattr(supervisor, "helper_program", lambda: fake("works"))
+    monkeypatch.setenv(VOICE_COMMAND_VARIABLE, shlex.join(fake("works")))
     monkeypatch.setattr(say, "LOCK_WAIT_S", 0.2)
     lock = Path(place["ASSIST_CONFIG"]).parent / "speaking.lock"
     lock.write_text(json.dumps({"pid": os.getpid(), "who": "talk"}))

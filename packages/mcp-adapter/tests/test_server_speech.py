@@ -2,7 +2,7 @@
 
 The server runs the slow stand-in helper (`server_fakes/slow_voice.py`: each line "plays" for
 1 s, the notice for 0.2 s, and a `stop` is answered at once) through the
-`ASSIST_VOICE_COMMAND` test hook, so a test can act while a line is being spoken: switch the
+`ASSIST_VOICE_COMMAND` option, so a test can act while a line is being spoken: switch the
 assistant off, stop watching, ask for other things. A line containing "cannot" fails with an
 engine error.
 """

@@ -5,6 +5,10 @@ The rest of what an application uses is the pure core, with the application's ow
 `assist.core.echo` (is a transcript line the assistant's own voice), `assist.core.gate` (may it
 speak now), `assist.core.batcher` (when a stretch of talk is ready) and `assist.core.sentences`.
 The package README shows each in a runnable example.
+
+For engine and recogniser packages: `assist.app.libraries` (a spec's `check`: its libraries,
+found without importing them), `assist.app.download` (a pinned file fetched safely) and
+`assist.app.turn_audio` (the samples of one turn, as a recogniser takes them).
 """
 
 from __future__ import annotations

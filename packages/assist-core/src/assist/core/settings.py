@@ -6,8 +6,9 @@ warning naming the key, and the rest of the file still applies. Writing goes thr
 document in which every key we do not know is kept unchanged. Nothing here touches the
 file; `assist.mcp` reads, writes and reports.
 
-An engine value is any engine an installed plugin registers, or one of the engines we ship
-(a value may name a package not installed yet); the caller passes the installed names in.
+An engine value (`voice.engine`, `voice.fallback`) is any engine an installed plugin registers,
+or one of the engines we ship (a value may name a package not installed yet); `listen.stt` is
+the same for recognisers. The caller passes the installed names in.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from assist.core.answers import NO_WORDS, YES_WORDS, answer_words
 from assist.core.engines import ENGINE_PACKAGES
 from assist.core.files import VOICE_JSON
 from assist.core.json_values import json_kind, show
+from assist.core.recognisers import RECOGNISER_PACKAGES
 
 T = TypeVar("T")
 
@@ -77,8 +79,6 @@ END_SILENCE_MS = 600
 END_SILENCE_RANGE_MS = (100, 10_000)
 """`listen.end_silence_ms` bounds: under 100 ms every pause between words ends a turn; past
 10 s a turn would end only at the 15 s cut."""
-NAME_CHARACTERS = frozenset("abcdefghijklmnopqrstuvwxyz0123456789._-")
-"""What a recogniser's name may hold: the set is open (plugins), so any such name is kept."""
 
 
 @attrs.frozen
@@ -185,12 +185,14 @@ JSON_PATHS: dict[str, tuple[str, ...]] = {
 # Reading ---------------------------------------------------------------------------------
 
 
-def parse_settings(data: object, *, engines: Collection[str] = ()) -> tuple[Settings, list[str]]:
+def parse_settings(
+    data: object, *, engines: Collection[str] = (), recognisers: Collection[str] = ()
+) -> tuple[Settings, list[str]]:
     """The settings in a parsed JSON document, with a warning for each value not used.
 
     `data` is what `json.loads` gave for the file (pass `{}` for a missing file). Anything
-    but an object means every default and one warning. `engines` are the engine names the
-    installed plugins register (the engines we ship are always accepted).
+    but an object means every default and one warning. `engines` and `recognisers` are the
+    names the installed plugins register (the ones we ship are always accepted).
     """
     defaults = Settings()
     if not isinstance(data, dict):
@@ -220,7 +222,7 @@ def parse_settings(data: object, *, engines: Collection[str] = ()) -> tuple[Sett
     )
     sessions_dir = _read(data, "sessions_dir", _text_value, None, warnings)
     talk = _talk_sections(data, warnings)
-    listen = _listen(data, warnings)
+    listen = _listen(data, recognisers, warnings)
     barge_in = _read(data, "barge_in", _bool_value, True, warnings)
     return Settings(
         sessions_dir, assistant, voice, *talk, listen=listen, barge_in=barge_in
@@ -257,10 +259,12 @@ def _read_phrases(
     return _read(section, key, _phrases_value, default, warnings)
 
 
-def _listen(data: dict[str, Any], warnings: list[str]) -> ListenSettings:
+def _listen(
+    data: dict[str, Any], recognisers: Collection[str], warnings: list[str]
+) -> ListenSettings:
     section = _section(data, "listen", warnings)
     return ListenSettings(
-        stt=_read(section, "listen.stt", _recogniser_value, None, warnings),
+        stt=_read(section, "listen.stt", _recogniser_reader(recognisers), None, warnings),
         model=_read(section, "listen.model", _text_value, None, warnings),
         device=_read(section, "listen.device", _text_value, None, warnings),
         call_device=_read(section, "listen.call_device", _text_value, None, warnings),
@@ -270,15 +274,18 @@ def _listen(data: dict[str, Any], warnings: list[str]) -> ListenSettings:
     )
 
 
-def _recogniser_value(value: object) -> str | None:
-    if not isinstance(value, str):
-        raise TypeError("expected a recogniser name, auto or null")
-    name = value.strip().lower()
-    if name in AUTO_WORDS or not name:
-        return None
-    if not set(name) <= NAME_CHARACTERS:
-        raise ValueError("a recogniser name holds letters, digits, '.', '_' and '-' only")
-    return name
+def _recogniser_reader(recognisers: Collection[str]) -> Callable[[object], str | None]:
+    def read(value: object) -> str | None:
+        if not isinstance(value, str):
+            raise TypeError("expected a recogniser name, auto or null")
+        name = value.strip().lower()
+        if name in AUTO_WORDS or not name:
+            return None
+        if name in usable_names(recognisers, RECOGNISER_PACKAGES):
+            return name
+        raise ValueError(not_installed("recogniser", "recognisers", name, recognisers))
+
+    return read
 
 
 def _end_silence_value(value: object) -> int:
@@ -390,24 +397,25 @@ def _engine_reader(engines: Collection[str], allow_none: bool) -> Callable[[obje
         name = value.strip().lower()
         if name in AUTO_WORDS:
             return None
-        if name in usable_engines(engines) or (allow_none and name == NO_FALLBACK):
+        if name in usable_names(engines, ENGINE_PACKAGES) or (allow_none and name == NO_FALLBACK):
             return name
-        raise ValueError(unknown_engine(name, engines))
+        raise ValueError(not_installed("voice engine", "engines", name, engines))
 
     return read
 
 
-def usable_engines(engines: Collection[str]) -> list[str]:
-    """The engine values accepted: the installed engines and the ones we ship, sorted."""
-    return sorted({*engines, *ENGINE_PACKAGES})
+def usable_names(installed: Collection[str], shipped: Collection[str]) -> list[str]:
+    """The values a setting naming a plugin accepts: the installed ones and the ones we ship
+    (a package not installed yet may be named), sorted."""
+    return sorted({*installed, *shipped})
 
 
-def unknown_engine(name: str, engines: Collection[str]) -> str:
-    """Why `name` is no engine: no installed package offers it; the installed ones."""
-    installed = ", ".join(sorted(engines)) or "none"
+def not_installed(noun: str, plural: str, name: str, installed: Collection[str]) -> str:
+    """Why `name` is no `noun`: no installed package offers it; the installed ones."""
+    listed = ", ".join(sorted(installed)) or "none"
     return (
-        f"no installed package offers a voice engine {name!r}; the installed engines are: "
-        f"{installed} (`assist engines` lists them)"
+        f"no installed package offers a {noun} {name!r}; the installed {plural} are: "
+        f"{listed} (`assist engines` lists them)"
     )
 
 
@@ -421,17 +429,18 @@ def set_key(
     *,
     ambient_file: bool,
     engines: Collection[str] = (),
+    recognisers: Collection[str] = (),
 ) -> dict[str, Any]:
     """A copy of `doc` with `key` set from the command-line `value` (behaviour.md 2.3).
 
     Every other key and section, known or not, is kept as it was. Raises SettingError,
     with a message for the person at the command line, when the value is refused; `doc`
     is never changed. `ambient_file` is true while the config file is Ambient's own;
-    `engines` are the engine names the installed plugins register.
+    `engines` and `recognisers` are the names the installed plugins register.
     """
     if key not in JSON_PATHS:
         raise SettingError(f"unknown setting {key!r}; the settings are: {', '.join(KEYS)}")
-    stored = _parse_cli_value(key, value, engines)
+    stored = _parse_cli_value(key, value, engines, recognisers)
     if (
         ambient_file
         and key == "voice.engine"
@@ -455,7 +464,9 @@ def set_key(
     return new
 
 
-def _parse_cli_value(key: str, value: str, engines: Collection[str]) -> Any:
+def _parse_cli_value(
+    key: str, value: str, engines: Collection[str], recognisers: Collection[str]
+) -> Any:
     text = value.strip()
     if key == "assistant":
         return _parse_bool(key, text)
@@ -479,7 +490,9 @@ def _parse_cli_value(key: str, value: str, engines: Collection[str]) -> Any:
     if key in WORD_LIST_KEYS:
         return _parse_phrases(key, text)
     if key == "listen.stt":
-        return _parse_with(key, text, _recogniser_value, "a recogniser name such as whisper")
+        return _parse_with(
+            key, text, _recogniser_reader(recognisers), "a recogniser name such as whisper"
+        )
     if key in ("listen.end_silence_ms", "conversation.end_silence_ms"):
         low, high = END_SILENCE_RANGE_MS
         if text.isascii() and text.isdigit():
@@ -553,11 +566,13 @@ def _parse_engine(key: str, text: str, engines: Collection[str], *, allow_none: 
     name = text.lower()
     if name in AUTO_WORDS:
         return None
-    if name in usable_engines(engines) or (allow_none and name == NO_FALLBACK):
+    usable = usable_names(engines, ENGINE_PACKAGES)
+    if name in usable or (allow_none and name == NO_FALLBACK):
         return name
-    valid = (*AUTO_WORDS, *usable_engines(engines), *((NO_FALLBACK,) if allow_none else ()))
+    valid = (*AUTO_WORDS, *usable, *((NO_FALLBACK,) if allow_none else ()))
+    why = not_installed("voice engine", "engines", name, engines)
     raise SettingError(
-        f"{key} not changed: {text!r} is not a voice engine: {unknown_engine(name, engines)}; "
+        f"{key} not changed: {text!r} is not a voice engine: {why}; "
         f"the valid values are: {', '.join(valid)}"
     )
 

@@ -109,12 +109,11 @@ def _plan(args: argparse.Namespace) -> _Plan:
     from assist.listen.devices import DeviceError, find_device
     from assist.listen.recognisers import RecogniserError, build_recogniser
     from assist.listen.sources import CaptureError, DeviceSource, StdinSource, WavSource
-    from assist.mcp.speech.engine_choice import engine_names
     from assist.mcp.store.config import ConfigFile
     from assist.mcp.store.paths import config_path, sessions_root
 
     location = config_path(os.environ)
-    settings = ConfigFile.at(location, engine_names(os.environ)).load()
+    settings = ConfigFile.at(location, os.environ).load()
     listen = settings.listen
     plan = _Plan()
     plan.root = args.into or sessions_root(os.environ, settings, location)

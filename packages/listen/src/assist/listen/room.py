@@ -79,7 +79,7 @@ class SoftwareRoom:
         free = LEAD_S
         for who, text, start_s in lines:
             factor = pitch.setdefault(who, VOICES[len(pitch) % len(VOICES)])
-            audio = _pitched(speaker.say(text), factor)
+            audio = pitched(speaker.say(text), factor)
             begin = max(start_s, free)
             parts.append((round(begin * RATE_HZ), audio))
             end = begin + len(audio) / RATE_HZ
@@ -147,7 +147,7 @@ class SoftwareRoom:
             )
 
 
-def _pitched(audio: np.ndarray, factor: float) -> np.ndarray:
+def pitched(audio: np.ndarray, factor: float) -> np.ndarray:
     """The line played `factor` times faster: higher and quicker above 1, lower and slower below."""
     if factor == 1.0:
         return audio

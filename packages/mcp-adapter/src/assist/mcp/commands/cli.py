@@ -123,6 +123,13 @@ def say_command(argv: list[str]) -> int:
     return run(argv)
 
 
+def talk_command(argv: list[str]) -> int:
+    """`assist talk`: check the microphone, listener and voice; say how to start talking."""
+    from assist.mcp.commands.talk import talk_command as run
+
+    return run(argv)
+
+
 LISTEN_MISSING = (
     "assist listen: the listener is not installed (it is the assist-listen package); install it "
     "with pip install 'assist-core[listen]', or uv sync in a checkout of assist"
@@ -152,6 +159,7 @@ def main(argv: list[str] | None = None) -> int:
         "doctor": doctor_command,
         "say": say_command,
         "listen": listen_command,
+        "talk": talk_command,
     }
     if arguments and arguments[0] in direct:
         return direct[arguments[0]](arguments[1:])
@@ -171,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     commands.add_parser("say", help="speak one line through the voice helper, as a watch would")
     commands.add_parser("listen", help="record a meeting from a microphone into a session folder")
+    commands.add_parser(
+        "talk", help="check the microphone, listener and voice, and say how to start talking"
+    )
     args = parser.parse_args(arguments)
     return int(args.run(args))
 

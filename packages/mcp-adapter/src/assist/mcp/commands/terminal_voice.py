@@ -28,7 +28,7 @@ class Machine:
         self.environ = environ
         self.location: ConfigLocation = config_path(environ)
         self.registry: Registry[EngineSpec] = load_plugins(VOICES, environ)
-        self.settings: Settings = ConfigFile.at(self.location, sorted(self.registry.specs)).load()
+        self.settings: Settings = ConfigFile.at(self.location, environ).load()
         self.cache_root: Path = voice_cache_root(environ)
 
     def voice(

@@ -44,6 +44,10 @@ from assist.mcp.demo.voice_choice import NoVoice, demo_engine
 from assist.mcp.replay.meeting_files import BUILT_IN, MeetingError, load_meeting
 from rich.console import Console
 
+ROOMS = ("software", "pulse")
+DEFAULT_ROOM = "software"
+"""The meeting is spoken into a room and heard by `assist listen` unless `--text`."""
+
 
 async def run_demo(plan: Plan, live: LiveOutput) -> dict[str, Any]:
     """Run the meeting; the summary once everything has ended."""
@@ -87,10 +91,22 @@ def parser() -> argparse.ArgumentParser:
     result.add_argument("--json", action="store_true", help="print the summary as JSON")
     result.add_argument("--agent", metavar="CMD", default=DEFAULT_AGENT, help=AGENT_HELP)
     result.add_argument(
+        "--room",
+        choices=ROOMS,
+        help="the room the meeting is spoken into and assist listen hears: software (mixed "
+        "here, fed to assist listen --from -; the default) or pulse (the PulseAudio room of "
+        ".ci/audio-room, heard on the default input)",
+    )
+    result.add_argument(
+        "--text",
+        action="store_true",
+        help="replay the transcript only, as a recorder's lines, with no audio in the room",
+    )
+    result.add_argument(
         "--echo",
         choices=("exact", "asr"),
-        help="how the assistant's voice comes back into the room: exact words, or what "
-        "pocketsphinx hears (default: asr when pocketsphinx is installed)",
+        help="with --text, how the assistant's voice comes back into the transcript: exact "
+        "words, or what pocketsphinx hears (default: asr when pocketsphinx is installed)",
     )
     result.add_argument("--engine", help="the voice engine (default: the best one ready offline)")
     result.add_argument(
@@ -117,7 +133,19 @@ def demo_command(argv: list[str]) -> int:
         engine = demo_engine(os.environ, args.engine)
     except (MeetingError, NoVoice) as error:
         return _fail(console, str(error))
-    echo = args.echo or ("asr" if _has_recogniser() else "exact")
+    if args.text and args.room:
+        return _fail(console, "--text replays the transcript only; give --room or --text, not both")
+    room = None if args.text else args.room or DEFAULT_ROOM
+    if room is not None and args.echo:
+        return _fail(console, "--echo is for --text; through the air the room's echo is real")
+    if room is not None:
+        problem = air_problem(room)
+        if problem is not None and args.room:
+            return _fail(console, problem)
+        if problem is not None:
+            console.print(f"assist demo: {problem}; replaying the transcript only", style="yellow")
+            room = None
+    echo = "air" if room else args.echo or ("asr" if _has_recogniser() else "exact")
     if echo == "asr" and not _has_recogniser():
         return _fail(console, "--echo asr needs pocketsphinx: pip install pocketsphinx")
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="assist-demo-"))
@@ -130,13 +158,15 @@ def demo_command(argv: list[str]) -> int:
         engine=engine,
         agent=args.agent,
         workdir=workdir.resolve(),
+        room=room,
     )
     plan.write_files()
     live = LiveOutput(console, NAME)
     live.note(
         f"{meeting.title}: {len(meeting.lines)} lines, {meeting.duration_ms / 1000:.0f} s "
         f"at speed {plan.speed:g}; agent: {plan.agent_label}; voice: {engine}"
-        f"{'' if plan.play else ' (not played)'}; echoes: {echo}"
+        f"{'' if plan.plays else ' (not played)'}; "
+        + (f"through the {room} room, heard by assist listen" if room else f"echoes: {echo}")
     )
     started = time.monotonic()
     try:
@@ -158,6 +188,24 @@ def demo_command(argv: list[str]) -> int:
 def _fail(console: Console, text: str) -> int:
     console.print(f"assist demo: {text}", style="red", highlight=False)
     return 1
+
+
+def air_problem(room: str) -> str | None:
+    """Why the meeting cannot be spoken into `room` here, or None."""
+    if importlib.util.find_spec("assist.listen") is None:
+        return "the meeting through the air needs assist listen: pip install 'assist-core[listen]'"
+    if importlib.util.find_spec("assist.voice.piper") is None:
+        return "the meeting's people are voiced by Piper: pip install 'assist-core[piper]'"
+    if room == "pulse":
+        from assist.listen.rooms import pulse_problem
+
+        problem = pulse_problem(dict(os.environ))
+        if problem is not None:
+            return (
+                f"the PulseAudio room cannot be used: {problem}; start it with "
+                'eval "$(.ci/audio-room)", or use --room software'
+            )
+    return None
 
 
 def _has_recogniser() -> bool:

@@ -65,6 +65,12 @@ class LiveOutput:
                 f"room mic hears the assistant's {what} ({event['mode']}): {text}",
                 at=event["at"],
             )
+        elif kind == "heard" and event["of"] in ("line", None):
+            after = event["after_speech_s"]
+            when = f" {after:.1f} s after the speech" if after is not None else ""
+            self._row(
+                "dim", f"  assist listen wrote{when}: {event['line']['text']}", at=event["at"]
+            )
         elif kind == "ended":
             self._row("bold", "the recording stops", at=event["at"])
 
@@ -161,14 +167,30 @@ def summary_table(summary: dict[str, Any]) -> Table:
         seconds(summary["first_sound_after_named_question_s"]),
     )
     table.add_row("Answer after the room paused", seconds(summary["answer_after_room_paused_s"]))
-    table.add_row("Echoes left out of echoes fed", echoes)
+    if "word_error_rate" in summary:
+        table.add_row(
+            "Words recognised vs spoken",
+            f"{summary['words_recognised']} of {summary['words_spoken']}, "
+            f"WER {100 * summary['word_error_rate']:.1f} %",
+        )
+        delay = summary["end_of_speech_to_line_s"]
+        table.add_row(
+            "End of speech to line written",
+            "n/a"
+            if delay["median"] is None
+            else f"median {delay['median']:.1f} s, p95 {delay['p95']:.1f} s",
+        )
+        table.add_row("Echoes heard through the air, left out", echoes)
+    else:
+        table.add_row("Echoes left out of echoes fed", echoes)
     turns = summary["agent_turns"]
     table.add_row("Agent turns", "n/a (external agent)" if turns is None else str(turns))
     table.add_row("Audio files written", str(summary["audio_files_written"]))
     table.add_row("Limits held", yes(summary["limits_held"]))
     table.caption = (
         f"agent: {summary['agent']} · engine {summary['engine']} · speed {summary['speed']:g} · "
-        f"echo {summary['echo']} · cooldown {summary['cooldown_s']} s "
+        + (f"room {summary['room']} · " if summary.get("room") else f"echo {summary['echo']} · ")
+        + f"cooldown {summary['cooldown_s']} s "
         f"(default 60; {summary['cooldown_note']})"
     )
     table.caption_justify = "left"

@@ -62,6 +62,8 @@ from assist.mcp.demo.live import LiveOutput
 from assist.mcp.demo.memory import SAMPLE_S, PeakMemory, children, command_line
 from assist.mcp.demo.summary import read_log
 from assist.mcp.replay.meeting_files import Meeting
+from assist.mcp.server.server import PACING_VARIABLE
+from assist.mcp.speech.helper_command import VOICE_COMMAND_VARIABLE
 
 NAME = "Claude"
 """The assistant's name: the default, which the sample meeting's question uses."""
@@ -77,11 +79,9 @@ AGENT_GRACE_S = 60.0
 """An external agent gets this long after the recording stops to finish and exit."""
 AGENT_PLACEHOLDER = "{mcp_config}"
 """Replaced in --agent CMD by the path of the MCP client config the run writes."""
-PACING_VARIABLE = "ASSIST_PACING_SCALE"
-"""`assist mcp`'s batching clock multiplier (poll 0.5 s, settle 3 s, longest 20 s)."""
-HOOKS_DROPPED = ("ASSIST_VOICE_COMMAND", PACING_VARIABLE)
-"""Hooks of `assist mcp` a run never inherits: it always runs the real voice, and sets
-the batching clock itself."""
+OPTIONS_DROPPED = (VOICE_COMMAND_VARIABLE, PACING_VARIABLE)
+"""Options of `assist mcp` a run never inherits: it always runs the voice installed here, and
+sets the batching clock itself."""
 DEFAULT_AGENT = "stand-in"
 
 
@@ -97,6 +97,9 @@ class Plan:
     engine: str
     agent: str
     workdir: Path
+    room: str | None = None
+    """The room the meeting is spoken into (`software`, `pulse`), or None for the
+    transcript-only replay (`--text`)."""
 
     @property
     def external(self) -> bool:
@@ -124,7 +127,7 @@ class Plan:
         return self.workdir / "audio"
 
     def environment(self) -> dict[str, str]:
-        environment = {key: value for key, value in os.environ.items() if key not in HOOKS_DROPPED}
+        environment = {k: v for k, v in os.environ.items() if k not in OPTIONS_DROPPED}
         environment.update(
             ASSIST_CONFIG=str(self.config), ASSIST_HOME=str(self.sessions), PYTHONUNBUFFERED="1"
         )
@@ -132,11 +135,33 @@ class Plan:
             environment[PACING_VARIABLE] = repr(1 / self.speed)
         return environment
 
+    @property
+    def plays(self) -> bool:
+        """Whether the voice plays on this machine's speakers: never into the PulseAudio
+        room, where the room itself plays each saved line (once)."""
+        return self.play and self.room != "pulse"
+
     def server_command(self) -> list[str]:
-        flags = ["--save-audio", str(self.audio)] + ([] if self.play else ["--no-play"])
+        flags = ["--save-audio", str(self.audio)] + ([] if self.plays else ["--no-play"])
         return [sys.executable, "-m", "assist.mcp.commands.cli", "mcp", *flags]
 
     def replay_command(self) -> list[str]:
+        if self.room is not None:
+            return [
+                sys.executable,
+                "-m",
+                "assist.listen.air",
+                self.meeting_spec,
+                "--into",
+                str(self.sessions),
+                "--audio",
+                str(self.audio),
+                "--room",
+                self.room,
+                "--speed",
+                repr(self.speed),
+                "--events",
+            ]
         return [
             sys.executable,
             "-m",
@@ -177,6 +202,7 @@ class Plan:
             "speed": self.speed,
             "play": self.play,
             "echo": self.echo,
+            "room": self.room,
             "cooldown_s": self.cooldown_s,
             "cooldown_note": "lowered so the sample's two answers, about 25 s apart, can both "
             "be said; divided by the speed",
@@ -214,7 +240,9 @@ async def run_meeting(plan: Plan, live: LiveOutput) -> Run:
     record: AgentRecord | None = None
     failure: str | None = None
     session_dir: list[Path] = []
-    deadline = plan.meeting.duration_ms / 1000 / plan.speed + RUN_SLACK_S
+    # Through the air the speech keeps its length whatever the speed; only silences shrink.
+    meeting_s = plan.meeting.duration_ms / 1000 / (1 if plan.room else plan.speed)
+    deadline = meeting_s + RUN_SLACK_S
 
     with (
         open(plan.workdir / "replay.log", "w", encoding="utf-8") as replay_log,
@@ -388,7 +416,10 @@ def _stop(process: Process) -> None:
 def _sample(peaks: PeakMemory, replay_pid: int) -> None:
     peaks.sample(replay_pid, "replay")
     for worker in children(replay_pid):
-        peaks.sample(worker, "replay_recogniser")
+        role = (
+            "listener" if "assist.listen.command" in command_line(worker) else "replay_recogniser"
+        )
+        peaks.sample(worker, role)
     for pid in children(os.getpid()):
         line = command_line(pid)
         if "assist.mcp.commands.cli" in line and "mcp" in line:

@@ -17,10 +17,16 @@ Times are wall-clock seconds, measured, never scaled by `--speed`:
 - answer after the room paused: for the first remark after the question put to the room, from
   the moment the last line before that remark was written (the room has been quiet since) to
   its first sound.
+
+Through the air (`assist.listen.air`) a `line` is the moment its speech ended in the room, not
+when a recorder wrote it, so both figures above run from the end of speech and include the
+listener's time; `through_the_air` adds the listener's own figures: words recognised against
+words spoken (WER), end of speech to line written, the assistant's lines heard back.
 """
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +34,7 @@ from assist.core.echo import is_echo
 from assist.core.files import LOG_FILE, REPLY_WAV
 from assist.core.meeting_log import LogEvent, read_events
 from assist.core.scoring import Limits, Utterance, limits_held
-from assist.core.words import word_error_rate
+from assist.core.words import normalise_words, word_error_rate
 from assist.mcp.demo.agent import AgentRecord
 from assist.mcp.demo.policy import spoken_text
 from assist.mcp.replay.meeting_files import Meeting
@@ -150,6 +156,7 @@ def build_summary(
         "peak_rss_mb": peaks_mb,
         "remarks": [_remark_view(remark, echoes, record) for remark in remarks],
         "notice": _notice_view(log, echoes),
+        **through_the_air(replay_events),
     }
     if record is not None:
         seen = echoes_seen(record, echoes)
@@ -248,13 +255,58 @@ def _notice_view(log: list[LogEvent], echoes: list[dict[str, Any]]) -> dict[str,
 
 
 def _heard(text: str, echoes: list[dict[str, Any]]) -> dict[str, Any]:
-    """What the feeder wrote back for this line and, when a recogniser wrote it, its WER."""
-    echo = next((event for event in echoes if event.get("said") == text), None)
-    if echo is None:
+    """What came back for this line (through the air, in one or more turns) and, when a
+    recogniser heard it, its WER."""
+    pieces = [event for event in echoes if event.get("said") == text]
+    if not pieces:
         return {"echo": None}
-    heard = echo["line"]["text"]
-    wer = round(word_error_rate(text, heard), 3) if echo.get("mode") == "asr" else None
-    return {"echo": heard, "echo_mode": echo.get("mode"), "word_error_rate": wer}
+    heard = " ".join(event["line"]["text"] for event in pieces)
+    mode = pieces[0].get("mode")
+    wer = round(word_error_rate(text, heard), 3) if mode in ("asr", "air") else None
+    return {"echo": heard, "echo_mode": mode, "word_error_rate": wer}
+
+
+def through_the_air(replay_events: list[dict[str, Any]]) -> dict[str, Any]:
+    """What the listener made of the room: its words against the meeting's (WER), how long
+    after each line's speech ended its line was written, and the assistant's own voice heard
+    back. Empty for a transcript-only replay, which has no `heard` events."""
+    heard = [event for event in replay_events if event["event"] == "heard"]
+    spoken = [event for event in replay_events if event["event"] == "line"]
+    played = [event for event in replay_events if event["event"] == "played"]
+    if not heard and not played:
+        return {}
+    meeting_heard = [event for event in heard if event["of"] in ("line", None)]
+    reference = " ".join(event["line"]["text"] for event in spoken)
+    hypothesis = " ".join(event["line"]["text"] for event in meeting_heard)
+    latest: dict[int, float] = {}
+    for event in heard:
+        if event["of"] == "line" and event["after_speech_s"] is not None:
+            latest[event["index"]] = max(latest.get(event["index"], -1e9), event["after_speech_s"])
+    delays = sorted(latest.values())
+    echoes = [event for event in heard if event["of"] in ("notice", "remark")]
+    return {
+        "words_spoken": len(normalise_words(reference)),
+        "words_recognised": len(normalise_words(hypothesis)),
+        "word_error_rate": round(word_error_rate(reference, hypothesis), 3),
+        "lines_heard": len(meeting_heard),
+        "lines_not_heard": len(spoken) - len(latest),
+        "end_of_speech_to_line_s": {
+            "median": _quantile(delays, 0.5),
+            "p95": _quantile(delays, 0.95),
+            "max": round(delays[-1], 2) if delays else None,
+        },
+        "assistant_lines_played": len(played),
+        "assistant_lines_heard": len({event["said"] for event in echoes}),
+        "echoes_heard_through_the_air": len(echoes),
+    }
+
+
+def _quantile(values: list[float], q: float) -> float | None:
+    """The `q` quantile of sorted `values`, nearest rank."""
+    if not values:
+        return None
+    rank = max(0, min(len(values) - 1, math.ceil(q * len(values)) - 1))
+    return round(values[rank], 2)
 
 
 def _wavs(folder: Path) -> list[Path]:

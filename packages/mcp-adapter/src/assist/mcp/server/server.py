@@ -20,16 +20,17 @@ process exits 0. Every helper still running is killed on the way out, whatever h
 the process then leaves without the interpreter's finalization (`process_exit`): the goal is to
 be gone within 100 ms of the signal when no line plays (3.1).
 
-Test hooks (environment, for tests only): `ASSIST_VOICE_COMMAND` replaces the `assist-voice`
-command line (split like a shell would) so a fake helper can stand in for the real one;
-`ASSIST_PACING_SCALE` multiplies the batching clock (poll 0.5 s, settle 3 s, longest 20 s) so
-tests of the batching rules run in a fraction of the time.
+Two options come from the environment (assist-mcp's README lists them): `ASSIST_VOICE_COMMAND`
+replaces the helper's command line (`helper_command.helper_program`), and `ASSIST_PACING_SCALE`
+multiplies the batching clock (poll 0.5 s, settle 3 s, longest 20 s) for a meeting replayed
+faster than it was held: `assist demo` and `assist eval` set it to 1/speed, so the agent sees
+the same batches as at speed 1, and tests of the batching rules run in a fraction of the time.
 """
 
 from __future__ import annotations
 
+import math
 import os
-import shlex
 import signal
 import traceback
 from collections.abc import Awaitable, Callable, Mapping
@@ -46,7 +47,6 @@ from assist.mcp.server import tools, wire
 from assist.mcp.server.session_tools import SessionTools
 from assist.mcp.server.transport import ProtocolStreams, Wire
 from assist.mcp.server.watch import Watcher
-from assist.mcp.speech.engine_choice import engine_names
 from assist.mcp.speech.supervisor import Voice, kill_all_helpers
 from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.paths import beside_config, config_path, sessions_root, voice_cache_root
@@ -57,7 +57,6 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 SERVER_NAME = "assist"
-VOICE_COMMAND_VARIABLE = "ASSIST_VOICE_COMMAND"
 PACING_VARIABLE = "ASSIST_PACING_SCALE"
 SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 """Each ends the server like EOF does, after the same teardown (ours)."""
@@ -88,14 +87,20 @@ def guarded(method: str, handler: Handler[P, R]) -> Handler[P, R]:
 
 
 def pacing(environ: Mapping[str, str]) -> Pacing:
-    """The batching clock, scaled by `ASSIST_PACING_SCALE` when a test sets it."""
-    value = environ.get(PACING_VARIABLE)
+    """The batching clock, scaled by `ASSIST_PACING_SCALE` when it is set: a positive number
+    (0.25 runs it four times faster); anything else is reported on stderr and ignored."""
+    value = environ.get(PACING_VARIABLE, "").strip()
     if not value:
         return DEFAULT_PACING
     try:
         scale = float(value)
     except ValueError:
-        log.warning(f"{PACING_VARIABLE}={value!r} is not a number; using the normal batching clock")
+        scale = math.nan
+    if not (math.isfinite(scale) and scale > 0):
+        log.warning(
+            f"{PACING_VARIABLE}={value!r} is not a positive number; using the normal batching "
+            "clock (0.25 runs it four times faster)"
+        )
         return DEFAULT_PACING
     return Pacing(
         poll_s=DEFAULT_PACING.poll_s * scale,
@@ -167,11 +172,9 @@ def build_watcher(
     """Resolve the files once (1.1: a running server never moves its sessions root) and wire
     the watch and the session tools to them."""
     location = config_path(environ)
-    config = ConfigFile.at(location, engine_names(environ))
+    config = ConfigFile.at(location, environ)
     store = SessionStore(sessions_root(environ, config.load(), location))
     folder = beside_config(location)
-    command = environ.get(VOICE_COMMAND_VARIABLE)
-    program = shlex.split(command) if command else None
     cache_root = str(voice_cache_root(environ))
 
     def voice(settings: VoiceSettings) -> Voice:
@@ -182,7 +185,6 @@ def build_watcher(
             config_dir=folder,
             cache_root=cache_root,
             environ=environ,
-            program=program,
         )
 
     watcher = Watcher(

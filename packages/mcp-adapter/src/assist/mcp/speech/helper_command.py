@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shlex
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,8 +28,11 @@ from assist.core.settings import (
     helper_reference,
     reference_candidates,
 )
+from assist.mcp.logs import log
 
 PROGRAM = "assist-voice"
+VOICE_COMMAND_VARIABLE = "ASSIST_VOICE_COMMAND"
+"""Replaces the command line that starts the voice helper (see `helper_program`)."""
 """The helper's console script, looked for beside the running interpreter."""
 MODULE = "assist.mcp.voice.helper"
 """The helper's module, run with `-m` when the console script is not installed there."""
@@ -43,8 +48,25 @@ class EnginePlan:
     fallback: str | None
 
 
-def helper_program(executable: str | None = None) -> list[str]:
-    """The command that starts the helper from the running interpreter's environment."""
+def helper_program(
+    executable: str | None = None, environ: Mapping[str, str] | None = None
+) -> list[str]:
+    """The command that starts the helper: `ASSIST_VOICE_COMMAND` when it is set, else the
+    `assist-voice` beside the running interpreter (or `python -m` its module).
+
+    `ASSIST_VOICE_COMMAND` is an option for a helper kept elsewhere (a virtual environment that
+    holds the engines, a wrapper that lowers its priority) and for the tests' fake helpers. It
+    is split as a shell would split it; the helper's own arguments follow it. A value that
+    cannot be split is reported on stderr and the default is used."""
+    command = (environ or {}).get(VOICE_COMMAND_VARIABLE, "").strip()
+    if command:
+        try:
+            return shlex.split(command)
+        except ValueError as error:
+            log.warning(
+                f"{VOICE_COMMAND_VARIABLE}={command!r} cannot be split ({error}); "
+                "starting the assist-voice installed here"
+            )
     python = executable or sys.executable
     folder = Path(python).parent
     for name in (PROGRAM, f"{PROGRAM}.exe"):

@@ -125,7 +125,7 @@ class Voice:
         self._no_play = no_play
         self._save_dir = save_dir
         self._config_dir = config_dir
-        self._program = list(program) if program is not None else helper_program()
+        self._program = list(program) if program is not None else helper_program(environ=environ)
         environ = os.environ if environ is None else environ
         self._registry = registry if registry is not None else load_plugins(VOICES, environ)
         self._plan: EnginePlan = plan_engines(

@@ -22,7 +22,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +38,7 @@ from assist.core.settings import (
 )
 from assist.mcp.logs import log
 from assist.mcp.speech.engine_choice import engine_names
+from assist.mcp.speech.recogniser_choice import recogniser_names
 from assist.mcp.store.paths import ConfigLocation, config_path, sessions_root
 from assist.mcp.store.sessions import SessionStore
 
@@ -57,19 +58,35 @@ options:
 class ConfigFile:
     """One config file: `load()` the effective settings, `set(key, value)` one key."""
 
-    def __init__(self, path: Path, *, engines: Collection[str] = (), ambient: bool = False) -> None:
+    def __init__(
+        self,
+        path: Path,
+        *,
+        engines: Collection[str] = (),
+        recognisers: Collection[str] = (),
+        ambient: bool = False,
+    ) -> None:
         self.path = path
         self.ambient = ambient
         self.engines = engines
         """The engine names the installed plugins register: what `voice.engine` may name."""
+        self.recognisers = recognisers
+        """The recogniser names the installed plugins register: what `listen.stt` may name."""
         self._seen: tuple[int, int, int] | None = None
         self._settings: Settings = Settings()
         self._problem: str | None = None
         self._loading = threading.Lock()
 
     @classmethod
-    def at(cls, location: ConfigLocation, engines: Collection[str]) -> ConfigFile:
-        return cls(location.path, engines=engines, ambient=location.ambient)
+    def at(cls, location: ConfigLocation, environ: Mapping[str, str]) -> ConfigFile:
+        """The file at `location`, checked against the engines and recognisers the plugins
+        installed here register (their allow and block variables from `environ` apply)."""
+        return cls(
+            location.path,
+            engines=engine_names(environ),
+            recognisers=recogniser_names(environ),
+            ambient=location.ambient,
+        )
 
     def load(self) -> Settings:
         """The effective settings, reparsing only when the file changed since the last load."""
@@ -103,7 +120,9 @@ class ConfigFile:
             )
             self._settings = Settings()
             return self._settings
-        self._settings, warnings = parse_settings(document, engines=self.engines)
+        self._settings, warnings = parse_settings(
+            document, engines=self.engines, recognisers=self.recognisers
+        )
         for warning in warnings:
             log.warning(f"{self.path}: {warning}")
         return self._settings
@@ -137,7 +156,12 @@ class ConfigFile:
         if key == SESSIONS_DIR_KEY and live_session is not None:
             raise SettingError(sessions_dir_live_refusal(live_session))
         updated = set_key(
-            self.document(), key, value, ambient_file=self.ambient, engines=self.engines
+            self.document(),
+            key,
+            value,
+            ambient_file=self.ambient,
+            engines=self.engines,
+            recognisers=self.recognisers,
         )
         write_atomically(self.path, format_document(updated))
 
@@ -170,7 +194,7 @@ def config_command(argv: list[str]) -> int:
         print(HELP)
         return 0
     location = config_path(os.environ)
-    config = ConfigFile.at(location, engine_names(os.environ))
+    config = ConfigFile.at(location, os.environ)
     if not argv:
         settings = config.load()
         owner = " (Ambient's, shared)" if location.ambient else ""

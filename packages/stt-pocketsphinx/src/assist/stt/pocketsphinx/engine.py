@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from assist.app.turn_audio import turn_samples
 from assist.core.recognisers import SAMPLE_RATE, Recognised
 
 NAME = "pocketsphinx"
@@ -43,11 +44,7 @@ class PocketsphinxRecogniser:
         """What was said in one turn of float32 mono 16 kHz samples ("" for nothing)."""
         import numpy as np
 
-        audio = np.asarray(samples, dtype=np.float32)
-        if audio.ndim != 1:
-            raise ValueError(f"expected mono samples (1-D), got an array of shape {audio.shape}")
-        if not np.isfinite(audio).all():
-            raise ValueError("the samples hold NaN or infinite values; pass the turn's audio")
+        audio = turn_samples(samples)
         if self._decoder is None:
             raise RuntimeError("this recogniser was closed; build a new one")
         if audio.size == 0:

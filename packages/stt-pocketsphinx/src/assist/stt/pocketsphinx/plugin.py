@@ -6,9 +6,9 @@ when the recogniser is built, so listing recognisers stays cheap.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 
+from assist.app.libraries import missing_libraries
 from assist.core.recognisers import Recogniser, RecogniserOptions, RecogniserSpec, hookimpl
 
 NAME = "pocketsphinx"
@@ -36,9 +36,7 @@ def build(options: RecogniserOptions) -> Recogniser:
 
 def check() -> str | None:
     """Why pocketsphinx cannot run here, or None; finds it without importing it."""
-    if importlib.util.find_spec("pocketsphinx") is None:
-        return "missing pocketsphinx; reinstall assist-stt-pocketsphinx"
-    return None
+    return missing_libraries(("pocketsphinx",), PACKAGE)
 
 
 def ready_offline(options: RecogniserOptions) -> bool:

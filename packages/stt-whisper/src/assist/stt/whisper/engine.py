@@ -15,6 +15,7 @@ import math
 from pathlib import Path
 from typing import Any
 
+from assist.app.turn_audio import turn_samples
 from assist.core.recognisers import Recognised
 
 NAME = "whisper"
@@ -44,13 +45,7 @@ class WhisperRecogniser:
 
     def transcribe(self, samples: Any) -> Recognised:
         """What was said in one turn of float32 mono 16 kHz samples ("" for nothing)."""
-        import numpy as np
-
-        audio = np.asarray(samples, dtype=np.float32)
-        if audio.ndim != 1:
-            raise ValueError(f"expected mono samples (1-D), got an array of shape {audio.shape}")
-        if not np.isfinite(audio).all():
-            raise ValueError("the samples hold NaN or infinite values; pass the turn's audio")
+        audio = turn_samples(samples)
         if self._model is None:
             raise RuntimeError("this recogniser was closed; build a new one")
         if audio.size == 0:

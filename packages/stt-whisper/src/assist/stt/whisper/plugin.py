@@ -6,9 +6,9 @@ model loaded, only when the recogniser is built, so listing recognisers stays ch
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 
+from assist.app.libraries import missing_libraries
 from assist.core.recognisers import Recogniser, RecogniserOptions, RecogniserSpec, hookimpl
 
 NAME = "whisper"
@@ -36,10 +36,7 @@ def build(options: RecogniserOptions) -> Recogniser:
 
 def check() -> str | None:
     """Why whisper cannot run here, or None; finds its libraries without importing them."""
-    missing = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
-    if missing:
-        return f"missing {', '.join(missing)}; reinstall assist-stt-whisper"
-    return None
+    return missing_libraries(LIBRARIES, PACKAGE)
 
 
 def ready_offline(options: RecogniserOptions) -> bool:

@@ -6,10 +6,10 @@ model downloaded or loaded, only when the engine is built, so listing engines st
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Callable
 
+from assist.app.libraries import missing_libraries
 from assist.core.engines import Engine, EngineSpec, VoiceOptions, hookimpl
 
 NAME = "kokoro"
@@ -37,10 +37,7 @@ def build(options: VoiceOptions) -> Engine:
 
 def check() -> str | None:
     """Why kokoro cannot run here, or None; finds its libraries without importing them."""
-    missing = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
-    if missing:
-        return f"missing {', '.join(missing)}; reinstall assist-voice-kokoro"
-    return None
+    return missing_libraries(LIBRARIES, PACKAGE)
 
 
 def ready_offline(options: VoiceOptions) -> bool:

@@ -6,9 +6,9 @@ loaded, only when the engine is built, so listing engines stays cheap.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 
+from assist.app.libraries import missing_libraries
 from assist.core.engines import Engine, EngineSpec, VoiceOptions, hookimpl
 
 NAME = "piper"
@@ -36,10 +36,7 @@ def build(options: VoiceOptions) -> Engine:
 
 def check() -> str | None:
     """Why piper cannot run here, or None; finds its libraries without importing them."""
-    missing = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
-    if missing:
-        return f"missing {', '.join(missing)}; reinstall assist-voice-piper"
-    return None
+    return missing_libraries(LIBRARIES, PACKAGE)
 
 
 def ready_offline(options: VoiceOptions) -> bool:

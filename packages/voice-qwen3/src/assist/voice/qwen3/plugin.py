@@ -9,12 +9,12 @@ than speech with the real models).
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import platform
 import sys
 from collections.abc import Callable
 
+from assist.app.libraries import missing_libraries
 from assist.core.engines import GIB, Engine, EngineSpec, VoiceOptions, hookimpl
 
 NAME = "qwen3-tts"
@@ -45,9 +45,9 @@ def build(options: VoiceOptions) -> Engine:
 
 def check() -> str | None:
     """Why qwen3-tts cannot run here, or None; finds its libraries without importing them."""
-    missing = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
+    missing = missing_libraries(LIBRARIES, PACKAGE)
     if missing:
-        return f"missing {', '.join(missing)}; reinstall {PACKAGE}"
+        return missing
     if (sys.platform == "darwin" and platform.machine() == "arm64") or os.environ.get(CPU_VARIABLE):
         return None
     return (
@@ -60,8 +60,8 @@ def check() -> str | None:
 def ready_offline(options: VoiceOptions) -> bool:
     """Whether every model this voice needs is in the hub cache already (and, for a
     description, whether the voice is designed already or its model is there)."""
+    from assist.app.cache import voice_cache_root
     from assist.core.files import VOICE_JSON
-    from assist.voice.qwen3.cache import cache_root
     from assist.voice.qwen3.designed import designed_folder
     from assist.voice.qwen3.hub import is_cached
     from assist.voice.qwen3.keys import CLONE_MODEL, DESIGN_MODEL, PRESET_MODEL
@@ -69,7 +69,7 @@ def ready_offline(options: VoiceOptions) -> bool:
     if options.reference:
         return is_cached(CLONE_MODEL)
     if options.description:
-        root = cache_root(options.cache_root)
+        root = voice_cache_root(options.cache_root)
         designed = designed_folder(root, options.description, options.cue) / VOICE_JSON
         return is_cached(CLONE_MODEL) and (designed.is_file() or is_cached(DESIGN_MODEL))
     return is_cached(PRESET_MODEL)

@@ -7,9 +7,9 @@ stays cheap.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Callable
 
+from assist.app.libraries import missing_libraries
 from assist.core.engines import GIB, Engine, EngineSpec, VoiceOptions, hookimpl
 
 NAME = "supertonic3"
@@ -36,10 +36,7 @@ def build(options: VoiceOptions) -> Engine:
 
 def check() -> str | None:
     """Why supertonic3 cannot run here, or None; finds its libraries without importing them."""
-    missing = [name for name in LIBRARIES if importlib.util.find_spec(name) is None]
-    if missing:
-        return f"missing {', '.join(missing)}; reinstall {PACKAGE}"
-    return None
+    return missing_libraries(LIBRARIES, PACKAGE)
 
 
 def ready_offline(_options: VoiceOptions) -> bool:

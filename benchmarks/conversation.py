@@ -1,0 +1,289 @@
+"""The conversation mode against AGENT-A's figures (issue 12, behaviour 13 and 14.2).
+
+A real `assist mcp` holds a conversation whose listener is real (`assist listen`: Silero VAD,
+the turn segmenter, whisper tiny.en) and hears Piper speech written into a FIFO at real time
+(the tests' software room, `ASSIST_LISTEN_FROM`). It measures:
+
+- **reply latency**: end of the user's phrase (its last sample written) → first sound of the
+  reply, agent time excluded: the wait returns, `speak` is called at once, and the voice's
+  own `first_audio_ms` (Piper, `--no-play`) is added to the time the wait took to come back;
+  at the 1000 ms end of turn (the conversation's default) and at 600 ms;
+- **barge-in**: the interruption's first sample → the cut line's `speak` result on the pipe
+  (the stand-in voice answers `stop` at once, as the real player's cut does within a chunk);
+- **false barge-ins**: replies whose own voice comes back into the microphone at -20 dB (a
+  speaker about a metre away) while they play; any cut is a false barge-in;
+- **fillers**: the first filler after the turn is handed over, and the gaps between fillers
+  (start to start: each filler plays 0.5 s), against [6, 9] s.
+
+    uv run python benchmarks/conversation.py [--latency 5] [--barge 10] [--echo 50] [--turns 2]
+
+Prints a Markdown table and writes `conversation.json` beside this file. Linux only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import statistics
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).parent
+TESTS = HERE.parent / "packages" / "mcp-adapter" / "tests"
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(TESTS))
+from conversation_room import Phrases, Room  # noqa: E402
+from mcp_server import ASSIST, Client, percentile  # noqa: E402
+
+SLOW_VOICE = TESTS / "server_fakes" / "slow_voice.py"
+QUESTIONS = (
+    "What time is it in Tokyo right now?",
+    "Can you remind me what the weather is like tomorrow?",
+    "How long does it take to walk to the station?",
+    "Please read me the first line of the plan.",
+    "What did we decide about the budget?",
+)
+REPLIES = (
+    "Tokyo is nine hours ahead of London, so it is late in the evening there.",
+    "Tomorrow looks dry and mild, with some cloud in the afternoon.",
+    "It is about twenty minutes on foot, or five by bus.",
+    "The plan starts with a review of last quarter's numbers.",
+    "We agreed to keep the budget flat and look again in March.",
+)
+INTERRUPT = "Wait, stop, what about the weather?"
+
+
+class Conversation:
+    def __init__(self, root: Path, *, end_silence_ms: int, fillers: bool, voice: str) -> None:
+        self.root = root
+        config = root / "config" / "config.json"
+        config.parent.mkdir(parents=True)
+        engine = "piper" if voice == "piper" else "espeak"
+        settings = {
+            "assistant": {"enabled": True},
+            "voice": {"engine": engine},
+            "conversation": {"end_silence_ms": end_silence_ms, "fillers": fillers},
+        }
+        config.write_text(json.dumps(settings))
+        self.room = Room(root)
+        env = {
+            "ASSIST_CONFIG": str(config),
+            "ASSIST_HOME": str(root / "sessions"),
+            "ASSIST_VOICE_CACHE": str(root / "cache"),
+            "ASSIST_LISTEN_FROM": str(self.room.path),
+        }
+        if voice == "slow":
+            env |= {
+                "ASSIST_VOICE_COMMAND": f"{sys.executable} {SLOW_VOICE}",
+                "SLOW_VOICE_SECONDS": "4",
+                "SLOW_VOICE_NOTICE_SECONDS": "0.5",
+            }
+        (root / "sessions").mkdir()
+        self.client = Client([str(ASSIST), "mcp", "--no-play"], env)
+        self.client.initialize()
+        self.ids = 1
+        self.started = self.tool("start_conversation", {})
+        self.folder = root / "sessions" / self.started["conversation"]
+
+    def tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        self.ids += 1
+        reply = self.client.call(
+            "tools/call", {"name": name, "arguments": arguments}, request_id=self.ids
+        )
+        text = reply["result"]["content"][0]["text"]
+        if reply["result"]["isError"]:
+            raise RuntimeError(f"{name}: {text}")
+        return json.loads(text)
+
+    def wait_lines(self, within: float = 60) -> tuple[dict[str, Any], float]:
+        deadline = time.monotonic() + within
+        while True:
+            waited = self.tool("wait_for_transcript", {"timeout_s": 5})
+            at = time.monotonic()
+            if waited["lines"] or waited["status"] != "live" or at > deadline:
+                return waited, at
+
+    def events(self) -> list[dict[str, Any]]:
+        log = self.folder / "assistant.jsonl"
+        return [json.loads(line) for line in log.read_text().splitlines()]
+
+    def close(self) -> None:
+        self.tool("stop_watching", {})
+        self.client.process.stdin.close()  # type: ignore[union-attr]
+        self.client.process.wait(timeout=30)
+        self.room.close()
+
+
+def reply_latency(phrases: Phrases, end_silence_ms: int, trials: int) -> dict[str, Any]:
+    total: list[float] = []
+    hearing: list[float] = []
+    with tempfile.TemporaryDirectory() as folder:
+        talk = Conversation(
+            Path(folder), end_silence_ms=end_silence_ms, fillers=False, voice="piper"
+        )
+        try:
+            for number in range(trials):
+                audio = phrases(QUESTIONS[number % len(QUESTIONS)])
+                talk.room.say(audio)
+                while len(talk.room.said_at) <= number:
+                    time.sleep(0.005)
+                ended = talk.room.said_at[number] + len(audio) / 16_000
+                _, back = talk.wait_lines()
+                spoke = talk.tool("speak", {"text": REPLIES[number % len(REPLIES)]})
+                assert "said" in spoke
+                first_ms = next(e for e in reversed(talk.events()) if e["event"] == "spoke")
+                hearing.append((back - ended) * 1000)
+                total.append((back - ended) * 1000 + (first_ms["first_audio_ms"] or 0))
+        finally:
+            talk.close()
+    return {"end_silence_ms": end_silence_ms, "heard_ms": hearing, "first_sound_ms": total}
+
+
+def barge_in(phrases: Phrases, trials: int) -> dict[str, Any]:
+    cut_ms: list[float] = []
+    missed = 0
+    import threading
+
+    with tempfile.TemporaryDirectory() as folder:
+        talk = Conversation(Path(folder), end_silence_ms=1000, fillers=False, voice="slow")
+        try:
+            audio = phrases(INTERRUPT)
+            for number in range(trials):
+                answer: dict[str, Any] = {}
+
+                def speak(number: int = number, answer: dict[str, Any] = answer) -> None:
+                    answer.update(talk.tool("speak", {"text": REPLIES[number % len(REPLIES)]}))
+                    answer["at"] = time.monotonic()
+
+                thread = threading.Thread(target=speak)
+                thread.start()
+                time.sleep(1.0)
+                heard = len(talk.room.said_at)
+                talk.room.say(audio)
+                thread.join()
+                if answer.get("interrupted"):
+                    cut_ms.append((answer["at"] - talk.room.said_at[heard]) * 1000)
+                else:
+                    missed += 1
+                talk.wait_lines()  # the interruption's words, so the next trial starts clean
+        finally:
+            talk.close()
+    return {"onset_to_cut_ms": cut_ms, "missed": missed}
+
+
+def false_barge_ins(phrases: Phrases, replies: int, gain: float) -> dict[str, Any]:
+    import threading
+
+    cuts = 0
+    with tempfile.TemporaryDirectory() as folder:
+        talk = Conversation(Path(folder), end_silence_ms=1000, fillers=False, voice="slow")
+        try:
+            for number in range(replies):
+                text = REPLIES[number % len(REPLIES)]
+                answer: dict[str, Any] = {}
+
+                def speak(text: str = text, answer: dict[str, Any] = answer) -> None:
+                    answer.update(talk.tool("speak", {"text": text}))
+
+                thread = threading.Thread(target=speak)
+                thread.start()
+                time.sleep(0.1)
+                talk.room.say(phrases(text)[: 16_000 * 4], gain=gain)
+                thread.join()
+                cuts += 1 if answer.get("cut_off") else 0
+        finally:
+            talk.close()
+    return {"replies": replies, "gain": gain, "false_barge_ins": cuts}
+
+
+def filler_timing(phrases: Phrases, turns: int) -> dict[str, Any]:
+    first_s: list[float] = []
+    gaps_s: list[float] = []
+    with tempfile.TemporaryDirectory() as folder:
+        talk = Conversation(Path(folder), end_silence_ms=1000, fillers=True, voice="slow")
+        try:
+            for number in range(turns):
+                talk.room.say(phrases(QUESTIONS[number % len(QUESTIONS)]))
+                talk.wait_lines()
+                handed_wall = time.time()
+                time.sleep(32)  # three fillers at most, then silence
+                said = [
+                    datetime.fromisoformat(e["at"]).timestamp()
+                    for e in talk.events()
+                    if e["event"] == "filler"
+                    and datetime.fromisoformat(e["at"]).timestamp() > handed_wall - 1
+                ]
+                if said:
+                    first_s.append(said[0] - handed_wall)
+                gaps_s.extend(b - a for a, b in itertools.pairwise(said))
+        finally:
+            talk.close()
+    return {"first_s": first_s, "gaps_start_to_start_s": gaps_s, "filler_play_s": 0.5}
+
+
+def summary(values: list[float]) -> str:
+    if not values:
+        return "n/a"
+    return f"{statistics.median(values):.0f} / {percentile(values, 0.95):.0f}"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--latency", type=int, default=5)
+    parser.add_argument("--barge", type=int, default=10)
+    parser.add_argument("--echo", type=int, default=50)
+    parser.add_argument("--turns", type=int, default=2)
+    args = parser.parse_args()
+    phrases = Phrases()
+    results: dict[str, Any] = {}
+    results["latency_1000"] = reply_latency(phrases, 1000, args.latency)
+    results["latency_600"] = reply_latency(phrases, 600, args.latency)
+    results["barge_in"] = barge_in(phrases, args.barge)
+    results["echo"] = false_barge_ins(phrases, args.echo, 0.1)
+    results["fillers"] = filler_timing(phrases, args.turns)
+    (HERE / "conversation.json").write_text(json.dumps(results, indent=2) + "\n")
+    l1, l6 = results["latency_1000"], results["latency_600"]
+    bi, echo, fill = results["barge_in"], results["echo"], results["fillers"]
+    firsts = ", ".join(f"{v:.1f}" for v in fill["first_s"])
+    gaps = ", ".join(f"{v:.1f}" for v in fill["gaps_start_to_start_s"])
+    rows = [
+        ("What", "Ours (median / p95)", "Goal", "AGENT-A"),
+        ("---", "---", "---", "---"),
+        (
+            "end of phrase → first sound, 1000 ms end of turn",
+            f"{summary(l1['first_sound_ms'])} ms",
+            "≤ 1500 ms",
+            "2.9–3.2 s",
+        ),
+        (
+            "end of phrase → first sound, 600 ms end of turn",
+            f"{summary(l6['first_sound_ms'])} ms",
+            "—",
+            "1.63 s",
+        ),
+        (
+            "barge-in: onset → line cut",
+            f"{summary(bi['onset_to_cut_ms'])} ms ({bi['missed']} missed of {args.barge})",
+            "p95 ≤ 200 ms",
+            "queue flushed on the model's signal",
+        ),
+        (
+            "false barge-ins, own voice at -20 dB",
+            f"{echo['false_barge_ins']} of {echo['replies']}",
+            "0",
+            "—",
+        ),
+        ("first filler after the turn (s)", firsts, "[6, 9]", "every 6–9 s"),
+        ("gaps between fillers, start to start (s)", gaps, "[6.5, 9.5]", "every 6–9 s"),
+    ]
+    for row in rows:
+        print("| " + " | ".join(row) + " |")
+
+
+if __name__ == "__main__":
+    main()

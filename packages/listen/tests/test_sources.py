@@ -1,0 +1,44 @@
+"""The sources' own rules: a capture callback that never blocks (a full queue drops and counts
+the block, and silence of its length keeps the clock), and a WAV file played at real time."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+from assist.listen.sources import DeviceSource, WavSource, _with_gap
+
+sys.path.insert(0, str(Path(__file__).parent))
+from listen_harness import write_wav
+
+
+def test_a_block_that_finds_the_queue_full_is_dropped_counted_and_replaced_by_silence():
+    source = DeviceSource(0, 16000, "test mic", "room")
+    capacity = source._queue.maxsize
+    block = np.ones((512, 1), dtype=np.int16)
+    for _ in range(capacity + 3):
+        source._callback(block, 512, None, None)
+    assert (source.dropped_blocks, source.dropped_frames) == (3, 3 * 512)
+    while not source._queue.empty():
+        source._queue.get_nowait()
+    source._callback(block * 2, 512, None, None)
+    gap, kept = source._queue.get_nowait()
+    assert gap == 3 * 512
+    pieces = list(_with_gap(gap, kept))
+    assert [len(piece) for piece in pieces] == [3 * 512, 512]
+    assert not pieces[0].any() and (pieces[1] == 2).all()
+
+
+def test_a_wav_file_is_played_at_real_time_unless_fast(tmp_path: Path, meeting) -> None:
+    path = tmp_path / "one.wav"
+    seconds = 1.5
+    write_wav(path, meeting.samples[: int(seconds * 16000)], 16000)
+    started = time.monotonic()
+    heard = sum(len(block) for block in WavSource(path, fast=False).blocks(threading.Event()))
+    assert time.monotonic() - started >= seconds - 0.1
+    assert heard == int(seconds * 16000)
+    fast = sum(len(block) for block in WavSource(path, fast=True).blocks(threading.Event()))
+    assert fast == heard
