@@ -12,23 +12,10 @@ import os
 import shutil
 from pathlib import Path
 
+from assist.app.cache import VOICE_CACHE_VARIABLE
 from assist.voice.espeak.library import data_path_fits
 
-CACHE_VARIABLE = "ASSIST_VOICE_CACHE"
-"""Overrides the voice cache root, as for the rest of assist (behaviour.md 8.8)."""
 DATA_FOLDER = "espeak-ng-data"
-
-
-def cache_root(given: str | None) -> Path:
-    """The given root; else ASSIST_VOICE_CACHE; else the user cache folder for assist, `voice`
-    inside."""
-    if given:
-        return Path(given)
-    if os.environ.get(CACHE_VARIABLE):
-        return Path(os.environ[CACHE_VARIABLE])
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("assist")) / "voice"
 
 
 def short_data_path(shipped: Path, cache_root: Path) -> Path:
@@ -39,7 +26,7 @@ def short_data_path(shipped: Path, cache_root: Path) -> Path:
     if not data_path_fits(copy):
         raise OSError(
             f"the espeak-ng data path {shipped} is too long for espeak-ng, and so is the "
-            f"voice cache {cache_root}; set {CACHE_VARIABLE} to a shorter folder"
+            f"voice cache {cache_root}; set {VOICE_CACHE_VARIABLE} to a shorter folder"
         )
     if not copy.is_dir():
         copy_once(shipped, copy)
