@@ -1,11 +1,18 @@
-"""`assist demo` at real pace with piper, against the reference's sample meeting (issue 5).
+"""`assist demo` at real pace with piper, against the reference's sample meeting (issues 5, 11).
 
-Each run is a whole `assist demo --speed 1 --no-play --engine piper --json`: the sample meeting
-replayed in real time with echoes as pocketsphinx hears them, `assist mcp` with the piper
-voice, the scripted stand-in agent over the official MCP client. From each run's summary:
+Each run is a whole `assist demo --speed 1 --no-play --engine piper --json`: by default through
+the software room (`--room software`: the sample meeting spoken by Piper into a room that
+`assist listen` hears with Silero's VAD and whisper tiny.en, the assistant's voice played
+back into it), or `--room pulse` (the PulseAudio room, `eval "$(.ci/audio-room)"` first), or
+`--room text` (the transcript replayed in real time with echoes as pocketsphinx hears them);
+`assist mcp` with the piper voice, the scripted stand-in agent over the official MCP client.
+From each run's summary:
 
-- first sound after the named question: from the line that asks the assistant by name being
-  written to the first audio of its answer;
+- first sound after the named question: through the air, from the moment the question stops
+  being spoken in the room (so the listener's end of turn and recognition are inside it); in
+  text, from the line being written; to the first audio of its answer;
+- through the air also: end of speech to its line in raw.jsonl (median, p95), the WER of the
+  words recognised against those spoken, and the listener's peak memory;
 - answer after the room paused: from the last line before the room's answer (the one that
   admits not knowing) being written to the answer's first audio;
 - agent time: what the agent spent between receiving that batch and asking to speak; the
@@ -20,7 +27,7 @@ The reference (Claude Code with Haiku, cloned Qwen3 voice on an M5 Max) measured
 the comparison says how much of the reference's time a model may think within the same
 figures. Medians over the runs (min-max beside them).
 
-    uv run python benchmarks/demo.py --runs 3
+    uv run python benchmarks/demo.py --runs 3 [--room software|pulse|text]
 
 Linux only for the memory figures (/proc). Prints a Markdown table; writes JSON to
 benchmarks/out/demo.json.
@@ -40,14 +47,15 @@ from typing import Any
 
 REFERENCE = {"named_s": 3.2, "room_s": 2.6, "turns": 13, "waits_for_14_lines": 9}
 """behaviour.md section 10, sample meeting of 2026-10-09."""
-OUT = Path(__file__).parent / "out" / "demo.json"
+OUT = Path(__file__).parent / "out" / "demo-{room}.json"
 
 
-def one_run(engine: str) -> dict[str, Any]:
+def one_run(engine: str, room: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="assist-bench-demo-") as workdir:
         command = [
             str(Path(sys.executable).parent / "assist"), "demo",
             "--speed", "1", "--no-play", "--json", "--engine", engine, "--workdir", workdir,
+            *(["--text"] if room == "text" else ["--room", room]),
         ]  # fmt: skip
         started = time.monotonic()
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
@@ -75,6 +83,10 @@ def figures(summary: dict[str, Any]) -> dict[str, float | None]:
         "waits": summary["agent_batches"],
         "echoes_left_out": summary["echoes_left_out"],
         "echoes_fed": summary["echoes_fed"],
+        "speech_to_line_median_s": (summary.get("end_of_speech_to_line_s") or {}).get("median"),
+        "speech_to_line_p95_s": (summary.get("end_of_speech_to_line_s") or {}).get("p95"),
+        "wer_pct": None if "word_error_rate" not in summary else 100 * summary["word_error_rate"],
+        "listener_mb": peaks.get("listener"),
         "server_mb": peaks.get("server"),
         "helper_mb": peaks.get("helper"),
         "replay_mb": peaks.get("replay"),
@@ -122,6 +134,15 @@ def table(rows: list[dict[str, float | None]]) -> str:
         ("Peak RSS, replay", cell(column("replay_mb"), " MB"), "n/a", ""),
         ("Peak RSS, replay's recogniser", cell(column("recogniser_mb"), " MB"), "n/a", ""),
     ]  # fmt: skip
+    if any(row["wer_pct"] is not None for row in rows):  # through the air
+        rows_out += [
+            ("End of speech to line written, median", cell(column("speech_to_line_median_s"), " s"),
+             "about 10 s (Ambient's recorder's blocks)", ""),
+            ("... p95", cell(column("speech_to_line_p95_s"), " s"), "", ""),
+            ("Words recognised vs spoken (WER)", cell(column("wer_pct"), " %"), "n/a", ""),
+            ("Peak RSS, assist listen", cell(column("listener_mb"), " MB"),
+             "about 1 GiB (Ambient's recorder)", ""),
+        ]  # fmt: skip
     return "\n".join("| " + " | ".join(row) + " |" for row in rows_out)
 
 
@@ -129,16 +150,24 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--engine", default="piper")
+    parser.add_argument(
+        "--room",
+        choices=("software", "pulse", "text"),
+        default="software",
+        help="through the air (the demo's default software room, or the PulseAudio room) or "
+        "the transcript-only replay (text)",
+    )
     args = parser.parse_args()
     summaries = []
     for number in range(1, args.runs + 1):
-        print(f"run {number}/{args.runs} (about 90 s)...", file=sys.stderr, flush=True)
-        summaries.append(one_run(args.engine))
+        print(f"run {number}/{args.runs} (2-3 min)...", file=sys.stderr, flush=True)
+        summaries.append(one_run(args.engine, args.room))
     rows = [figures(summary) for summary in summaries]
     print(table(rows))
-    OUT.parent.mkdir(exist_ok=True)
-    OUT.write_text(json.dumps({"rows": rows, "summaries": summaries}, indent=2) + "\n")
-    print(f"\nJSON: {OUT}", file=sys.stderr)
+    out = Path(str(OUT).format(room=args.room))
+    out.parent.mkdir(exist_ok=True)
+    out.write_text(json.dumps({"rows": rows, "summaries": summaries}, indent=2) + "\n")
+    print(f"\nJSON: {out}", file=sys.stderr)
 
 
 if __name__ == "__main__":
