@@ -296,3 +296,28 @@ def test_devices_lists_input_devices_or_says_there_are_none(tmp_path: Path) -> N
     )
     assert result.returncode == 0
     assert "input devices" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--from", "no-such-meeting.wav"], "cannot read"),
+        (["--from", "-", "--fast"], "--fast plays a --from FILE"),
+        (["--from", "-", "--end-silence-ms", "5"], "--end-silence-ms 5 is outside"),
+    ],
+)
+def test_bad_arguments_exit_2_saying_what_to_do_before_making_a_session(
+    tmp_path: Path, arguments: list[str], said: str
+) -> None:
+    result = subprocess.run(
+        [str(ASSIST), "listen", "--into", str(tmp_path / "s"), "--stt", "fake", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=listen_env(tmp_path),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert said in result.stderr
+    assert result.stdout == ""
+    assert not (tmp_path / "s").exists()
