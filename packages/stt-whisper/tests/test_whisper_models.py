@@ -17,7 +17,6 @@ import pytest
 from assist.app.download import DownloadError
 from assist.core.recognisers import RecogniserOptions
 from assist.engine_kit.recognisers import speak
-from assist.stt.whisper import models
 from assist.stt.whisper.engine import WhisperRecogniser
 from assist.stt.whisper.models import (
     DOWNLOADS,
@@ -146,11 +145,3 @@ def test_a_folder_without_a_model_is_refused_with_what_to_give(tmp_path):
 def test_an_unknown_model_name_is_refused_with_the_models_there_are():
     with pytest.raises(ValueError, match=r"unknown Whisper model 'huge'.*tiny\.en, base\.en"):
         local_model("huge", None)
-
-
-def test_the_cache_root_follows_the_option_then_the_variable(tmp_path, monkeypatch):
-    monkeypatch.setenv(models.CACHE_VARIABLE, str(tmp_path / "from-variable"))
-    assert models.cache_root(str(tmp_path / "given")) == tmp_path / "given"
-    assert models.cache_root(None) == tmp_path / "from-variable"
-    monkeypatch.delenv(models.CACHE_VARIABLE)
-    assert models.cache_root(None).name == "stt"
