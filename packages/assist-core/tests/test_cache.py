@@ -5,6 +5,7 @@ from __future__ import annotations
 from assist.app.cache import (
     STT_CACHE_VARIABLE,
     VOICE_CACHE_VARIABLE,
+    copy_once,
     stt_cache_root,
     voice_cache_root,
 )
@@ -28,3 +29,25 @@ def test_the_voice_and_recogniser_caches_are_set_apart(tmp_path, monkeypatch):
     monkeypatch.setenv(VOICE_CACHE_VARIABLE, str(tmp_path / "voices"))
     monkeypatch.delenv(STT_CACHE_VARIABLE, raising=False)
     assert stt_cache_root(None) != voice_cache_root(None)
+
+
+def test_a_folder_is_copied_whole_and_no_part_folder_is_left(tmp_path):
+    source = tmp_path / "shipped"
+    (source / "voices").mkdir(parents=True)
+    (source / "phontab").write_bytes(b"data")
+    target = tmp_path / "cache" / "deep" / "data"
+    copy_once(source, target)
+    assert (target / "phontab").read_bytes() == b"data" and (target / "voices").is_dir()
+    assert [path.name for path in target.parent.iterdir()] == ["data"]
+
+
+def test_a_copy_another_process_finished_first_is_kept(tmp_path):
+    source = tmp_path / "shipped"
+    source.mkdir()
+    (source / "phontab").write_bytes(b"ours")
+    target = tmp_path / "cache" / "data"
+    target.mkdir(parents=True)
+    (target / "phontab").write_bytes(b"theirs")
+    copy_once(source, target)
+    assert (target / "phontab").read_bytes() == b"theirs"
+    assert [path.name for path in target.parent.iterdir()] == ["data"]

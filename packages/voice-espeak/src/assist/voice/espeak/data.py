@@ -8,11 +8,9 @@ copy the kokoro engine uses), through a temporary name so a half-copied folder i
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
-from assist.app.cache import VOICE_CACHE_VARIABLE
+from assist.app.cache import VOICE_CACHE_VARIABLE, copy_once
 from assist.voice.espeak.library import data_path_fits
 
 DATA_FOLDER = "espeak-ng-data"
@@ -31,17 +29,3 @@ def short_data_path(shipped: Path, cache_root: Path) -> Path:
     if not copy.is_dir():
         copy_once(shipped, copy)
     return copy
-
-
-def copy_once(source: Path, target: Path) -> None:
-    """Copy a folder to `target` through `<target>.part-<pid>`; a rival copy may win."""
-    partial = target.with_name(f"{target.name}.part-{os.getpid()}")
-    shutil.rmtree(partial, ignore_errors=True)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(source, partial)
-    try:
-        partial.rename(target)
-    except OSError:
-        if not target.is_dir():
-            raise
-        shutil.rmtree(partial, ignore_errors=True)  # another process finished first

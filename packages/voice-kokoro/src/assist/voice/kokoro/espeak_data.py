@@ -9,11 +9,9 @@ used, and that folder is handed to the phonemiser.
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
-from assist.app.cache import VOICE_CACHE_VARIABLE
+from assist.app.cache import VOICE_CACHE_VARIABLE, copy_once
 
 FOLDER = "espeak-ng-data"
 MAX_PATH_BYTES = 150
@@ -30,14 +28,5 @@ def espeak_data(root: Path, shipped: Path) -> Path:
             f"{VOICE_CACHE_VARIABLE} to a shorter folder"
         )
     if not copy.is_dir():
-        partial = root / f"{FOLDER}.part-{os.getpid()}"
-        shutil.rmtree(partial, ignore_errors=True)
-        root.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(shipped, partial)
-        try:
-            partial.rename(copy)
-        except OSError:
-            if not copy.is_dir():
-                raise
-            shutil.rmtree(partial, ignore_errors=True)  # another process finished first
+        copy_once(shipped, copy)
     return copy
