@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import subprocess
 import sys
@@ -31,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from voice_helper import memory_kib
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "packages/mcp-adapter/src/assist/mcp/replay/meetings/sample.jsonl"
@@ -73,18 +76,6 @@ def render(lines: list[str], folder: Path) -> Path:
     return path
 
 
-def memory_kib() -> dict[str, int]:
-    figures = {}
-    try:
-        for line in Path("/proc/self/status").read_text().splitlines():
-            key, _, value = line.partition(":")
-            if key in ("VmRSS", "VmHWM"):
-                figures[key] = int(value.split()[0])
-    except OSError:
-        pass
-    return figures
-
-
 def measure(name: str, audio_path: str, count: int) -> dict[str, Any]:
     """In the measuring process: build `name`, recognise every turn clean then noisy."""
     from importlib import metadata
@@ -100,7 +91,7 @@ def measure(name: str, audio_path: str, count: int) -> dict[str, Any]:
     started = time.perf_counter()
     recogniser = spec.build(RecogniserOptions())
     load_s = time.perf_counter() - started
-    after_load = memory_kib()
+    after_load = memory_kib(os.getpid())
     results: dict[str, list[dict[str, Any]]] = {"clean": [], "noisy": []}
     for kind in results:
         for index in range(count):
@@ -123,7 +114,7 @@ def measure(name: str, audio_path: str, count: int) -> dict[str, Any]:
         "model": recogniser.model,
         "load_s": load_s,
         "rss_after_load_kib": after_load.get("VmRSS"),
-        "peak_rss_kib": memory_kib().get("VmHWM"),
+        "peak_rss_kib": memory_kib(os.getpid()).get("VmHWM"),
         **results,
     }
 

@@ -2,42 +2,18 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import http.server
 import io
 import socket
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from assist.app.download import DownloadError, download
+from assist.engine_kit.served import closed_port
 
 PAYLOAD = bytes(range(256)) * 4096  # 1 MiB
 PAYLOAD_SHA256 = hashlib.sha256(PAYLOAD).hexdigest()
-SHUTDOWN_POLL_S = 0.02
-"""How often the test server looks for its shutdown (the default 0.5 s is paid by every test)."""
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """A folder served over HTTP on 127.0.0.1: (base URL, folder)."""
-    folder = tmp_path / "served"
-    folder.mkdir()
-    handler = functools.partial(QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, args=(SHUTDOWN_POLL_S,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/", folder
-    server.shutdown()
-    server.server_close()
 
 
 class Watch(io.StringIO):
@@ -55,9 +31,9 @@ class Watch(io.StringIO):
 
 
 def test_a_file_arrives_through_a_part_file_renamed_once_checked(
-    served: tuple[str, Path], tmp_path: Path
+    served_folder: tuple[str, Path], tmp_path: Path
 ) -> None:
-    url, folder = served
+    url, folder = served_folder
     (folder / "weights.bin").write_bytes(PAYLOAD)
     target = tmp_path / "cache" / "weights.bin"
     watch = Watch(target)
@@ -68,9 +44,9 @@ def test_a_file_arrives_through_a_part_file_renamed_once_checked(
 
 
 def test_progress_without_a_terminal_is_a_line_per_tenth(
-    served: tuple[str, Path], tmp_path: Path
+    served_folder: tuple[str, Path], tmp_path: Path
 ) -> None:
-    url, folder = served
+    url, folder = served_folder
     (folder / "weights.bin").write_bytes(PAYLOAD * 4)
     progress = io.StringIO()
     download(
@@ -88,9 +64,9 @@ def test_progress_without_a_terminal_is_a_line_per_tenth(
 
 
 def test_a_file_with_the_wrong_digest_is_refused_and_nothing_is_left(
-    served: tuple[str, Path], tmp_path: Path
+    served_folder: tuple[str, Path], tmp_path: Path
 ) -> None:
-    url, folder = served
+    url, folder = served_folder
     (folder / "weights.bin").write_bytes(PAYLOAD)
     target = tmp_path / "weights.bin"
     with pytest.raises(DownloadError, match=r"damaged: got 1048576 bytes.*it was deleted"):
@@ -101,9 +77,9 @@ def test_a_file_with_the_wrong_digest_is_refused_and_nothing_is_left(
 
 
 def test_a_missing_file_on_the_server_says_what_the_server_said(
-    served: tuple[str, Path], tmp_path: Path
+    served_folder: tuple[str, Path], tmp_path: Path
 ) -> None:
-    url, _ = served
+    url, _ = served_folder
     with pytest.raises(DownloadError, match=r"could not download absent\.bin .*404"):
         download(
             url + "absent.bin",
@@ -113,12 +89,6 @@ def test_a_missing_file_on_the_server_says_what_the_server_said(
             progress=io.StringIO(),
         )
     assert not (tmp_path / "absent.bin.part").exists()
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def test_an_unreachable_server_is_reported_at_once_with_what_to_do(tmp_path: Path) -> None:

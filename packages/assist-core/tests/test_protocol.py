@@ -210,3 +210,11 @@ def test_decoding_arbitrary_json_objects_never_raises(data):
 def test_deeply_nested_json_is_an_unusable_line_not_a_crash():
     reply = decode_request("[" * 100_000)
     assert isinstance(reply, Error) and reply.id is None
+
+
+def test_a_lone_surrogate_is_sent_as_u_fffd_so_the_other_side_can_always_write_it():
+    line = encode(Say("\ud800", "a\udfff b", "warm"))
+    assert line.isascii() and "\\ud" not in line.lower()
+    assert json.loads(line) == {"op": "say", "id": "\ufffd", "text": "a\ufffd b", "emotion": "warm"}
+    event = decode_event('{"event":"error","id":1,"message":"bad \\ud800"}')
+    assert event == Error(1, "bad \ufffd")

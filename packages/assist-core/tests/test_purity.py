@@ -146,7 +146,8 @@ def test_the_purity_check_accepts_pure_code():
 
 def test_assist_core_installs_alone_with_only_attrs_and_pluggy(tmp_path):
     """Build and install packages/assist-core into a fresh environment with uv (from its
-    cache, or PyPI when the cache lacks something), then import every module there."""
+    cache, or PyPI when the cache lacks something), then import every module there, those
+    of assist.app too (what they need of an engine package's libraries, they import late)."""
     uv = shutil.which("uv")
     assert uv, "this test needs uv on PATH (the CI script installs it)"
     venv = tmp_path / "venv"
@@ -168,12 +169,13 @@ def test_assist_core_installs_alone_with_only_attrs_and_pluggy(tmp_path):
     ).stdout
     installed = sorted(line.split("==")[0].split(" @ ")[0].lower() for line in listed.splitlines())
     assert installed == ["assist-core", "attrs", "pluggy"]
-    modules = sorted(path.stem for path in CORE.glob("*.py"))
+    modules = sorted(f"assist.core.{path.stem}" for path in CORE.glob("*.py"))
+    modules += sorted(f"assist.app.{path.stem}" for path in (CORE.parent / "app").glob("*.py"))
     check = (
         "import importlib, sys\n"
         f"for name in {modules!r}:\n"
-        "    importlib.import_module('assist.core.' + name)\n"
-        "assert 'numpy' not in sys.modules and 'pytest' not in sys.modules\n"
+        "    importlib.import_module(name.removesuffix('.__init__'))\n"
+        "assert not {'numpy', 'platformdirs', 'pytest'} & set(sys.modules)\n"
         "import assist, assist.core\n"
         "assert assist.__file__ is None, 'assist must stay a PEP 420 namespace'\n"
         "from assist.core.words import word_error_rate\n"

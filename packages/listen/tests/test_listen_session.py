@@ -14,6 +14,7 @@ import wave
 from pathlib import Path
 
 import numpy as np
+import pytest
 from assist.mcp.store.sessions import SessionStore
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -157,7 +158,10 @@ def test_the_session_is_live_exactly_while_capturing_and_a_stop_file_ends_it(
     assert (folder / "session.json").exists()
 
 
-def test_the_turn_in_progress_at_sigint_is_recognised_and_kept(tmp_path: Path, meeting) -> None:
+@pytest.mark.parametrize("ending", ["SIGINT", "SIGTERM", "SIGHUP"])
+def test_the_turn_in_progress_at_a_signal_is_recognised_and_kept(
+    tmp_path: Path, meeting, ending: str
+) -> None:
     listener = Listener(
         tmp_path / "s",
         listen_env(tmp_path),
@@ -179,7 +183,7 @@ def test_the_turn_in_progress_at_sigint_is_recognised_and_kept(tmp_path: Path, m
 
     eventually(heard_it_all)
     assert raw_lines(listener.folder) == []
-    listener.process.send_signal(signal.SIGINT)
+    listener.process.send_signal(getattr(signal, ending))
     code, _, err = listener.wait(timeout=30)
     assert code == 0, err
     lines = raw_lines(listener.folder)
@@ -292,3 +296,28 @@ def test_devices_lists_input_devices_or_says_there_are_none(tmp_path: Path) -> N
     )
     assert result.returncode == 0
     assert "input devices" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("arguments", "said"),
+    [
+        (["--from", "no-such-meeting.wav"], "cannot read"),
+        (["--from", "-", "--fast"], "--fast plays a --from FILE"),
+        (["--from", "-", "--end-silence-ms", "5"], "--end-silence-ms 5 is outside"),
+    ],
+)
+def test_bad_arguments_exit_2_saying_what_to_do_before_making_a_session(
+    tmp_path: Path, arguments: list[str], said: str
+) -> None:
+    result = subprocess.run(
+        [str(ASSIST), "listen", "--into", str(tmp_path / "s"), "--stt", "fake", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=listen_env(tmp_path),
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2
+    assert said in result.stderr
+    assert result.stdout == ""
+    assert not (tmp_path / "s").exists()

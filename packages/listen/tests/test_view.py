@@ -35,3 +35,50 @@ def test_the_panel_says_listening_hearing_speech_and_transcribing():
     assert shown[1].endswith("listening")
     busy = _Panel(tracks, lambda: True).__rich__().plain
     assert busy.splitlines()[1].endswith("listening, transcribing")
+
+
+def test_on_a_terminal_the_view_draws_the_meter_and_state_and_prints_each_line(
+    tmp_path, meeting_wav
+):
+    import os
+    import pty
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from listen_harness import ASSIST, listen_env
+
+    leader, follower = pty.openpty()
+    process = subprocess.Popen(
+        [
+            str(ASSIST),
+            "listen",
+            "--into",
+            str(tmp_path / "s"),
+            "--from",
+            str(meeting_wav),
+            "--stt",
+            "fake",
+        ],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+        env={**listen_env(tmp_path), "COLUMNS": "100", "TERM": "xterm"},
+    )
+    os.close(follower)
+    shown = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the listener closed its end
+            break
+        if not chunk:
+            break
+        shown += chunk
+    assert process.wait(timeout=120) == 0
+    os.close(leader)
+    text = shown.decode(errors="replace")
+    assert "room [" in text and " dB" in text, text[-2000:]
+    assert "hearing speech" in text and "listening" in text
+    assert text.count("heard ") >= 3, "each line printed above the panel"

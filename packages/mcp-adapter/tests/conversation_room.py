@@ -31,6 +31,8 @@ class Room:
         self._stop = threading.Event()
         self.said_at: list[float] = []
         """Monotonic time each queued phrase's first sample was written."""
+        self.said_wall: list[float] = []
+        """The same moments in wall-clock seconds (to compare with log events)."""
         self._thread = threading.Thread(target=self._run, daemon=True)
         self._thread.start()
 
@@ -61,6 +63,7 @@ class Room:
                     if self._queue:
                         current, offset = self._queue.pop(0), 0
                         self.said_at.append(time.monotonic())
+                        self.said_wall.append(time.time())
             if current is not None:
                 block = current[offset : offset + BLOCK]
                 offset += BLOCK

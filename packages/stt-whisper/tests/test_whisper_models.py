@@ -3,21 +3,16 @@
 
 from __future__ import annotations
 
-import functools
 import hashlib
-import http.server
 import io
-import socket
-import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from assist.app.download import DownloadError
 from assist.core.recognisers import RecogniserOptions
 from assist.engine_kit.recognisers import speak
-from assist.stt.whisper import models
+from assist.engine_kit.served import closed_port
 from assist.stt.whisper.engine import WhisperRecogniser
 from assist.stt.whisper.models import (
     DOWNLOADS,
@@ -30,33 +25,6 @@ from assist.stt.whisper.models import (
     local_model,
 )
 from assist.stt.whisper.plugin import ready_offline
-
-SHUTDOWN_POLL_S = 0.02
-
-
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:
-        pass
-
-
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
-    """A folder served over HTTP on 127.0.0.1: (base URL, folder)."""
-    folder = tmp_path / "served"
-    folder.mkdir()
-    handler = functools.partial(QuietHandler, directory=str(folder))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, args=(SHUTDOWN_POLL_S,), daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{server.server_address[1]}/", folder
-    server.shutdown()
-    server.server_close()
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def sha256(path: Path) -> str:
@@ -104,9 +72,9 @@ def test_offline_a_pinned_model_fails_within_seconds_saying_what_to_do(tmp_path)
 
 
 def test_a_pinned_model_is_fetched_through_part_files_and_then_loads_and_hears(
-    served, tmp_path, monkeypatch
+    served_folder, tmp_path, monkeypatch
 ):
-    url, folder = served
+    url, folder = served_folder
     bundled = bundled_model()
     files = tuple(
         ModelFile(path.name, path.stat().st_size, sha256(path))
@@ -146,11 +114,3 @@ def test_a_folder_without_a_model_is_refused_with_what_to_give(tmp_path):
 def test_an_unknown_model_name_is_refused_with_the_models_there_are():
     with pytest.raises(ValueError, match=r"unknown Whisper model 'huge'.*tiny\.en, base\.en"):
         local_model("huge", None)
-
-
-def test_the_cache_root_follows_the_option_then_the_variable(tmp_path, monkeypatch):
-    monkeypatch.setenv(models.CACHE_VARIABLE, str(tmp_path / "from-variable"))
-    assert models.cache_root(str(tmp_path / "given")) == tmp_path / "given"
-    assert models.cache_root(None) == tmp_path / "from-variable"
-    monkeypatch.delenv(models.CACHE_VARIABLE)
-    assert models.cache_root(None).name == "stt"

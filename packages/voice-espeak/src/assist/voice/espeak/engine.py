@@ -21,9 +21,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
+from assist.app.cache import voice_cache_root
 from assist.core.engines import VoiceOptions
 from assist.voice.espeak import library
-from assist.voice.espeak.data import cache_root, short_data_path
+from assist.voice.espeak.data import short_data_path
 from assist.voice.espeak.prosody import prosody_for
 
 NAME = "espeak"
@@ -124,7 +125,9 @@ def build_engine(options: VoiceOptions) -> EspeakEngine:
     """Load the wheel's espeak-ng and check the voice exists."""
     import espeakng_loader
 
-    data = short_data_path(Path(espeakng_loader.get_data_path()), cache_root(options.cache_root))
+    data = short_data_path(
+        Path(espeakng_loader.get_data_path()), voice_cache_root(options.cache_root)
+    )
     espeak = library.load(espeakng_loader.get_library_path(), str(data))
     voice = options.voice or DEFAULT_VOICE
     if not espeak.has_voice(voice):

@@ -12,17 +12,16 @@ such a file is the user's own and is used as it is.
 
 from __future__ import annotations
 
-import os
 import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TextIO
 
 import attrs
+from assist.app.cache import voice_cache_root
 from assist.app.download import download
 
 BASE_URL = "https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0/"
-CACHE_VARIABLE = "ASSIST_VOICE_CACHE"
 """Overrides the voice cache root, as for the rest of assist (behaviour.md 8.8)."""
 FOLDER = "kokoro"
 
@@ -58,20 +57,9 @@ class KokoroFiles:
     voices: Path
 
 
-def cache_root(value: str | None) -> Path:
-    """The given cache root; else ASSIST_VOICE_CACHE; else the user cache folder for assist."""
-    if value:
-        return Path(value)
-    if os.environ.get(CACHE_VARIABLE):
-        return Path(os.environ[CACHE_VARIABLE])
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("assist")) / "voice"
-
-
 def local_files(root: str | None, environ: Mapping[str, str]) -> KokoroFiles | None:
     """Both files as they stand on disk, or None when either would have to be downloaded."""
-    found = [_local(asset, cache_root(root), environ) for asset in (MODEL, VOICES)]
+    found = [_local(asset, voice_cache_root(root), environ) for asset in (MODEL, VOICES)]
     model, voices = found
     return KokoroFiles(model, voices) if model and voices else None
 
@@ -84,10 +72,10 @@ def fetch_files(
     progress: TextIO | None = None,
 ) -> KokoroFiles:
     """Both files, downloading whichever is missing from the cache."""
-    folder = cache_root(root) / FOLDER
+    folder = voice_cache_root(root) / FOLDER
     paths = []
     for asset in (MODEL, VOICES):
-        path = _local(asset, cache_root(root), environ)
+        path = _local(asset, voice_cache_root(root), environ)
         if path is None:
             path = folder / asset.name
             download(

@@ -20,10 +20,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+from assist.app.cache import voice_cache_root
 from assist.core.engines import VoiceOptions
 from assist.core.sentences import ends_sentence, speech_chunks
 from assist.core.tones import tone_or_neutral
-from assist.voice.kokoro.assets import KokoroFiles, cache_root, fetch_files
+from assist.voice.kokoro.assets import KokoroFiles, fetch_files
 from assist.voice.kokoro.espeak_data import espeak_data
 
 if TYPE_CHECKING:
@@ -107,7 +108,7 @@ def build_engine(options: VoiceOptions) -> KokoroEngine:
     """Fetch the files if needed (first use), copy the espeak-ng data once, load the model."""
     import espeakng_loader
 
-    root = cache_root(options.cache_root)
+    root = voice_cache_root(options.cache_root)
     files = fetch_files(options.cache_root, os.environ)
     data = espeak_data(root, Path(espeakng_loader.get_data_path()))
     return KokoroEngine(files, options.voice or DEFAULT_VOICE, data)

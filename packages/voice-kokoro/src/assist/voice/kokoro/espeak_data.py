@@ -9,14 +9,13 @@ used, and that folder is handed to the phonemiser.
 
 from __future__ import annotations
 
-import os
-import shutil
 from pathlib import Path
+
+from assist.app.cache import VOICE_CACHE_VARIABLE, copy_once
 
 FOLDER = "espeak-ng-data"
 MAX_PATH_BYTES = 150
 """espeak-ng takes a data path of up to about 158 bytes (measured: 163 fail); a margin."""
-CACHE_VARIABLE = "ASSIST_VOICE_CACHE"
 
 
 def espeak_data(root: Path, shipped: Path) -> Path:
@@ -26,17 +25,8 @@ def espeak_data(root: Path, shipped: Path) -> Path:
         raise OSError(
             f"the voice cache {root} is too deep for espeak-ng, which Kokoro's phonemiser "
             f"uses (its data path must stay under {MAX_PATH_BYTES} bytes); set "
-            f"{CACHE_VARIABLE} to a shorter folder"
+            f"{VOICE_CACHE_VARIABLE} to a shorter folder"
         )
     if not copy.is_dir():
-        partial = root / f"{FOLDER}.part-{os.getpid()}"
-        shutil.rmtree(partial, ignore_errors=True)
-        root.mkdir(parents=True, exist_ok=True)
-        shutil.copytree(shipped, partial)
-        try:
-            partial.rename(copy)
-        except OSError:
-            if not copy.is_dir():
-                raise
-            shutil.rmtree(partial, ignore_errors=True)  # another process finished first
+        copy_once(shipped, copy)
     return copy

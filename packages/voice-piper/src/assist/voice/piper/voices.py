@@ -13,8 +13,8 @@ import os
 from pathlib import Path
 
 import attrs
+from assist.app.cache import voice_cache_root
 
-CACHE_VARIABLE = "ASSIST_VOICE_CACHE"
 """Overrides the voice cache root, as for the rest of assist (behaviour.md 8.8)."""
 VOICES_FOLDER = "piper"
 MODEL_SUFFIX = ".onnx"
@@ -27,18 +27,6 @@ class VoiceFiles:
 
     model: Path
     config: Path
-
-
-def cache_root(given: str | None) -> Path:
-    """The given root; else ASSIST_VOICE_CACHE; else the user cache folder for assist, `voice`
-    inside."""
-    if given:
-        return Path(given)
-    if os.environ.get(CACHE_VARIABLE):
-        return Path(os.environ[CACHE_VARIABLE])
-    import platformdirs
-
-    return Path(platformdirs.user_cache_dir("assist")) / "voice"
 
 
 def bundled_voice() -> VoiceFiles:
@@ -54,7 +42,7 @@ def find_voice(voice: str | None, root: str | None) -> VoiceFiles:
         return bundled_voice()
     if voice.endswith(MODEL_SUFFIX) or os.sep in voice or (os.altsep and os.altsep in voice):
         return _with_config(Path(voice).expanduser())
-    folder = cache_root(root) / VOICES_FOLDER
+    folder = voice_cache_root(root) / VOICES_FOLDER
     model = folder / f"{voice}{MODEL_SUFFIX}"
     if model.is_file():
         return _with_config(model)

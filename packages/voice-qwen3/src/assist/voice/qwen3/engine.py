@@ -31,9 +31,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from assist.app.cache import voice_cache_root
 from assist.core.engines import VoiceOptions
 from assist.core.tones import NEUTRAL
-from assist.voice.qwen3.cache import cache_root
 from assist.voice.qwen3.designed import DesignedVoice, designed_voice, find_reference, read_voice
 from assist.voice.qwen3.hub import fetch
 from assist.voice.qwen3.keys import CLONE_MODEL, DESIGN_MODEL, PRESET_MODEL, REFERENCE_TEXT, SEED
@@ -173,7 +173,7 @@ def load_voice(options: VoiceOptions, working_dir: Path) -> PresetVoice | Cloned
     import mlx.core as mx
 
     mx.set_cache_limit(CACHE_LIMIT)
-    root = cache_root(options.cache_root)
+    root = voice_cache_root(options.cache_root)
     if options.reference:
         return cloned_voice(read_voice(find_reference(options.reference, working_dir)), root)
     if options.description:

@@ -60,8 +60,8 @@ def check() -> str | None:
 def ready_offline(options: VoiceOptions) -> bool:
     """Whether every model this voice needs is in the hub cache already (and, for a
     description, whether the voice is designed already or its model is there)."""
+    from assist.app.cache import voice_cache_root
     from assist.core.files import VOICE_JSON
-    from assist.voice.qwen3.cache import cache_root
     from assist.voice.qwen3.designed import designed_folder
     from assist.voice.qwen3.hub import is_cached
     from assist.voice.qwen3.keys import CLONE_MODEL, DESIGN_MODEL, PRESET_MODEL
@@ -69,7 +69,7 @@ def ready_offline(options: VoiceOptions) -> bool:
     if options.reference:
         return is_cached(CLONE_MODEL)
     if options.description:
-        root = cache_root(options.cache_root)
+        root = voice_cache_root(options.cache_root)
         designed = designed_folder(root, options.description, options.cue) / VOICE_JSON
         return is_cached(CLONE_MODEL) and (designed.is_file() or is_cached(DESIGN_MODEL))
     return is_cached(PRESET_MODEL)
