@@ -399,3 +399,48 @@ async def test_in_a_meeting_recorded_by_assist_listen_talking_over_the_assistant
             room.close()
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+class Confirming:
+    """A confirm call in the background; `reply` once it has answered."""
+
+    def __init__(self) -> None:
+        self.reply: dict[str, Any] | None = None
+
+    async def run(self, server: ClientSession, question: str) -> None:
+        arguments = {"question": question, "timeout_s": 30}
+        self.reply = value_of(await server.call_tool("confirm", arguments))
+
+
+@pytest.mark.parametrize(("said", "answer"), [("Yes, go ahead.", "yes"), ("No, don't.", "no")])
+async def test_confirm_in_a_conversation_hears_the_spoken_answer_through_the_listener(
+    place: Place, room: Room, phrases: Phrases, said: str, answer: str
+) -> None:
+    question = "Shall I file a task to check version one point eight?"
+    async with connect(place, env=voice_env(place, 0.5, room)) as server:
+        value_of(await server.call_tool("start_conversation", {}))
+        asking = Confirming()
+        async with anyio.create_task_group() as group:
+            group.start_soon(asking.run, server, question)
+            await eventually(lambda: question in said_texts(place), timeout=10)
+            await anyio.sleep(1.0)  # the question has played
+            room.say(phrases(said))
+        assert asking.reply is not None
+        assert asking.reply["answer"] == answer, asking.reply
+        [heard] = asking.reply["heard"]
+        assert answer in heard.lower()
+
+
+async def test_the_questions_own_echo_is_never_taken_for_an_answer_and_silence_is_no_answer(
+    place: Place, room: Room, phrases: Phrases
+) -> None:
+    question = "Shall I file a task to check version one point eight?"
+    async with connect(place, env=voice_env(place, 0.5, room)) as server:
+        started = value_of(await server.call_tool("start_conversation", {}))
+        room.say(phrases(question), gain=0.1)  # comes back while and after it is asked
+        arguments = {"question": question, "timeout_s": 8}
+        reply = value_of(await server.call_tool("confirm", arguments))
+        assert reply["answer"] == "no answer", reply
+        assert reply["heard"] == []
+        raw = place.sessions / started["conversation"] / "raw.jsonl"
+        assert "task" in raw.read_text().lower()  # the echo was heard, and passed over
