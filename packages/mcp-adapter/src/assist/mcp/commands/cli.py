@@ -150,7 +150,19 @@ def listen_command(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    arguments = sys.argv[1:] if argv is None else list(argv)
+    """Run one subcommand. A reader that goes away (`assist engines | head -1`) ends it
+    quietly with 1, as Python's documentation advises, not with a traceback."""
+    try:
+        try:
+            return _dispatch(sys.argv[1:] if argv is None else list(argv))
+        finally:
+            sys.stdout.flush()  # inside the guard: after --help, too, the pipe may be closed
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second failure
+        return 1
+
+
+def _dispatch(arguments: list[str]) -> int:
     direct = {
         "mcp": mcp_command,
         "config": config_command,
