@@ -12,10 +12,14 @@ the turn segmenter, whisper tiny.en) and hears Piper speech written into a FIFO 
   (the stand-in voice answers `stop` at once, as the real player's cut does within a chunk);
 - **false barge-ins**: replies whose own voice comes back into the microphone at -20 dB (a
   speaker about a metre away) while they play; any cut is a false barge-in;
+- **full cycle**: request → the agent's `confirm` question → the user's "yes" → the answer's
+  first sound, agent time excluded; the question's playing time (its `audio_s`, the voice
+  being `--no-play`) and the user's "yes" are counted, and also shown taken out;
 - **fillers**: the first filler after the turn is handed over, and the gaps between fillers
   (from the end of one to the start of the next), against [6, 9] s.
 
-    uv run python benchmarks/conversation.py [--latency 5] [--barge 10] [--echo 50] [--turns 2]
+    uv run python benchmarks/conversation.py [--latency 5] [--barge 10] [--echo 50] \
+        [--turns 2] [--cycle 3] [--only cycle]
 
 Prints a Markdown table and writes `conversation.json` beside this file. Linux only.
 """
@@ -148,6 +152,68 @@ def reply_latency(phrases: Phrases, end_silence_ms: int, trials: int) -> dict[st
     return {"end_silence_ms": end_silence_ms, "heard_ms": hearing, "first_sound_ms": total}
 
 
+REQUEST = "Please open a task to check version one point eight."
+QUESTION = "A task to check version one point eight. Shall I?"
+YES = "Yes, go ahead."
+ANSWER = "Done, the task to check version one point eight is filed."
+
+
+def full_cycle(phrases: Phrases, trials: int) -> dict[str, Any]:
+    """Request → question → yes → answer, agent time excluded. The voice runs `--no-play`, so
+    the question's playing time is its `audio_s`, added as the user would have to hear it."""
+    import threading
+
+    parts: list[dict[str, float]] = []
+    with tempfile.TemporaryDirectory() as folder:
+        talk = Conversation(Path(folder), end_silence_ms=1000, fillers=False, voice="piper")
+        try:
+            request, yes = phrases(REQUEST), phrases(YES)
+            for _ in range(trials):
+                heard = len(talk.room.said_at)
+                talk.room.say(request)
+                while len(talk.room.said_at) <= heard:
+                    time.sleep(0.005)
+                request_end = talk.room.said_at[heard] + len(request) / 16_000
+                _, back = talk.wait_lines()
+                answer: dict[str, Any] = {}
+
+                def confirm(answer: dict[str, Any] = answer) -> None:
+                    answer.update(talk.tool("confirm", {"question": QUESTION, "timeout_s": 30}))
+                    answer["at"] = time.monotonic()
+
+                def asked_count() -> int:
+                    return sum(
+                        e["event"] == "spoke" and e["text"] == QUESTION for e in talk.events()
+                    )
+
+                before = asked_count()
+                thread = threading.Thread(target=confirm)
+                thread.start()
+                while asked_count() == before:
+                    time.sleep(0.01)
+                asked = next(e for e in reversed(talk.events()) if e["event"] == "spoke")
+                talk.room.say(yes)
+                thread.join()
+                yes_end = talk.room.said_at[heard + 1] + len(yes) / 16_000
+                assert answer["answer"] == "yes", answer
+                talk.tool("speak", {"text": ANSWER})
+                said = next(e for e in reversed(talk.events()) if e["event"] == "spoke")
+                part = {
+                    "request_heard_s": back - request_end,
+                    "question_first_audio_s": (asked["first_audio_ms"] or 0) / 1000,
+                    "question_plays_s": asked["audio_s"],
+                    "yes_spoken_s": len(yes) / 16_000,
+                    "yes_heard_s": answer["at"] - yes_end,
+                    "answer_first_audio_s": (said["first_audio_ms"] or 0) / 1000,
+                }
+                part["total_s"] = sum(part.values())
+                part["ours_s"] = part["total_s"] - part["question_plays_s"] - part["yes_spoken_s"]
+                parts.append(part)
+        finally:
+            talk.close()
+    return {"trials": parts}
+
+
 def barge_in(phrases: Phrases, trials: int) -> dict[str, Any]:
     cut_ms: list[float] = []
     reply_ms: list[float] = []
@@ -248,15 +314,23 @@ def main() -> None:
     parser.add_argument("--barge", type=int, default=10)
     parser.add_argument("--echo", type=int, default=50)
     parser.add_argument("--turns", type=int, default=2)
+    parser.add_argument("--cycle", type=int, default=3)
+    parser.add_argument("--only", choices=["cycle"], help="run one part only")
     args = parser.parse_args()
     phrases = Phrases()
     results: dict[str, Any] = {}
+    if args.only == "cycle":
+        cycle = full_cycle(phrases, args.cycle)
+        print(json.dumps(cycle, indent=2))
+        return
+    results["full_cycle"] = full_cycle(phrases, args.cycle)
     results["latency_1000"] = reply_latency(phrases, 1000, args.latency)
     results["latency_600"] = reply_latency(phrases, 600, args.latency)
     results["barge_in"] = barge_in(phrases, args.barge)
     results["echo"] = false_barge_ins(phrases, args.echo, 0.1)
     results["fillers"] = filler_timing(phrases, args.turns)
     (HERE / "conversation.json").write_text(json.dumps(results, indent=2) + "\n")
+    cycle = results["full_cycle"]["trials"]
     l1, l6 = results["latency_1000"], results["latency_600"]
     bi, echo, fill = results["barge_in"], results["echo"], results["fillers"]
     firsts = ", ".join(f"{v:.1f}" for v in fill["first_s"])
@@ -269,6 +343,18 @@ def main() -> None:
             f"{summary(l1['first_sound_ms'])} ms",
             "≤ 1500 ms",
             "2.9–3.2 s",
+        ),
+        (
+            "full cycle: request → question → yes → answer's first sound (agent excluded)",
+            f"{summary([t['total_s'] * 1000 for t in cycle])} ms",
+            "≤ 4000 ms",
+            "6.3 s with Claude Code",
+        ),
+        (
+            "the same without the question's playing and the user's yes",
+            f"{summary([t['ours_s'] * 1000 for t in cycle])} ms",
+            "—",
+            "—",
         ),
         (
             "end of phrase → first sound, 600 ms end of turn",

@@ -116,9 +116,9 @@ def test_a_meeting_is_held_exactly_between_a_join_and_a_leave(moves: list[str]) 
         assert watch.holds_meeting == joined
 
 
-def test_there_are_seven_leave_reasons_each_with_its_own_short_why() -> None:
+def test_there_are_the_seven_leave_reasons_and_the_conversations_each_with_its_own_why() -> None:
     whys = [reason.why for reason in LeaveReason]
-    assert len(whys) == len(set(whys)) == 7
+    assert len(whys) == len(set(whys)) == 8
     assert all(0 < len(why) <= 80 for why in whys)
     assert {reason.name for reason in LeaveReason} == {
         "OFF_AT_WATCH",
@@ -128,4 +128,5 @@ def test_there_are_seven_leave_reasons_each_with_its_own_short_why() -> None:
         "RECORDING_ENDED",
         "AGENT_STOPPED",
         "SHUTDOWN",
+        "CONVERSATION_OVER",
     }

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from assist.core.lines import render
-from assist.mcp.demo.policy import FACT_SHEET, UNKNOWN_ANSWER, Policy, spoken_text
+from assist.mcp.demo.policy import FACT_SHEET, UNKNOWN_ANSWER, Policy, is_question, spoken_text
 from assist.mcp.replay.meeting_files import EVALUATED, load_meeting
 
 RATE, STATUS, _ = FACT_SHEET
@@ -114,3 +114,12 @@ def test_on_each_evaluated_meeting_it_speaks_after_the_answer_labels_only(name: 
         if policy.decide([render(script.line)], True) is not None
     ]
     assert spoke_after == load_meeting(name).labelled("answer")
+
+
+def test_a_room_question_the_recogniser_wrote_without_its_question_mark_still_counts() -> None:
+    policy = Policy("Claude")
+    asked = "and when a client goes over that limit do we send back a 429 or 503"
+    assert policy.decide([asked], True) is None
+    answer = policy.decide(["I'm honestly not sure."], True)
+    assert answer is not None and answer.why == "room" and answer.answers == asked
+    assert is_question("So, how long does it take") and not is_question("We send a 429 or 503.")

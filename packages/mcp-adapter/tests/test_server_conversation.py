@@ -23,7 +23,7 @@ from mcp.client.session import ClientSession
 
 sys.path.insert(0, str(Path(__file__).parent))
 from conversation_room import Phrases, Room
-from mcp_harness import Place, connect, eventually, refusal_of, value_of
+from mcp_harness import ASSIST, Place, connect, eventually, refusal_of, value_of
 
 pytestmark = pytest.mark.anyio
 
@@ -338,3 +338,109 @@ async def test_the_server_ending_mid_conversation_leaves_no_listener_behind(
         value_of(await server.call_tool("start_conversation", {}))
         assert len(listeners_of(place)) == 1
     await eventually(lambda: listeners_of(place) == [], timeout=10)
+
+
+async def test_in_a_meeting_recorded_by_assist_listen_talking_over_the_assistant_cuts_its_line(
+    phrases: Phrases,
+) -> None:
+    """Barge-in in a meeting (14.2): the listener is a separate `assist listen`, whose onsets
+    reach the watching server through `signals.sock` in the session folder (a short root:
+    a Unix socket's path has at most 107 bytes)."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    root = Path(tempfile.mkdtemp(prefix="as-"))
+    try:
+        place = Place(root)
+        place.configure(cooldown_s=0)
+        room = Room(root)
+        env = {**place.environment(), "PATH": "/usr/bin:/bin"}
+        with open(room.path, "rb") as microphone:
+            listener = subprocess.Popen(
+                [
+                    str(ASSIST),
+                    "listen",
+                    "--name",
+                    "standup",
+                    "--from",
+                    "-",
+                    "--quiet",
+                    "--into",
+                    str(place.sessions),
+                ],
+                stdin=microphone,
+                stdout=subprocess.PIPE,
+                env=env,
+            )
+        try:
+            assert listener.stdout is not None
+            assert listener.stdout.readline().startswith(b"session ")
+            async with connect(place, env=voice_env(place, LONG_S)) as server:
+                value_of(await server.call_tool("watch_meeting", {}))
+                speaking = Speaking()
+                async with anyio.create_task_group() as group:
+                    group.start_soon(speaking.run, server, LONG_LINE)
+                    await eventually(lambda: LONG_LINE in said_texts(place), timeout=10)
+                    await anyio.sleep(1.0)
+                    room.say(phrases("Wait, stop, what about the weather?"))
+                reply = speaking.reply
+                assert reply is not None
+                assert reply["cut_off"] is True and reply["interrupted"] is True, reply
+                assert "may_still_speak" in reply  # a meeting keeps its cap
+                [folder] = place.sessions.iterdir()
+                assert (folder / "signals.sock").exists()
+                assert [e for e in events(folder) if e["event"] == "barge_in"]
+                value_of(await server.call_tool("stop_watching", {}))
+                assert not (folder / "signals.sock").exists()
+        finally:
+            listener.send_signal(2)
+            listener.wait(timeout=30)
+            room.close()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+class Confirming:
+    """A confirm call in the background; `reply` once it has answered."""
+
+    def __init__(self) -> None:
+        self.reply: dict[str, Any] | None = None
+
+    async def run(self, server: ClientSession, question: str) -> None:
+        arguments = {"question": question, "timeout_s": 30}
+        self.reply = value_of(await server.call_tool("confirm", arguments))
+
+
+@pytest.mark.parametrize(("said", "answer"), [("Yes, go ahead.", "yes"), ("No, don't.", "no")])
+async def test_confirm_in_a_conversation_hears_the_spoken_answer_through_the_listener(
+    place: Place, room: Room, phrases: Phrases, said: str, answer: str
+) -> None:
+    question = "Shall I file a task to check version one point eight?"
+    async with connect(place, env=voice_env(place, 0.5, room)) as server:
+        value_of(await server.call_tool("start_conversation", {}))
+        asking = Confirming()
+        async with anyio.create_task_group() as group:
+            group.start_soon(asking.run, server, question)
+            await eventually(lambda: question in said_texts(place), timeout=10)
+            await anyio.sleep(1.0)  # the question has played
+            room.say(phrases(said))
+        assert asking.reply is not None
+        assert asking.reply["answer"] == answer, asking.reply
+        [heard] = asking.reply["heard"]
+        assert answer in heard.lower()
+
+
+async def test_the_questions_own_echo_is_never_taken_for_an_answer_and_silence_is_no_answer(
+    place: Place, room: Room, phrases: Phrases
+) -> None:
+    question = "Shall I file a task to check version one point eight?"
+    async with connect(place, env=voice_env(place, 0.5, room)) as server:
+        started = value_of(await server.call_tool("start_conversation", {}))
+        room.say(phrases(question), gain=0.1)  # comes back while and after it is asked
+        arguments = {"question": question, "timeout_s": 8}
+        reply = value_of(await server.call_tool("confirm", arguments))
+        assert reply["answer"] == "no answer", reply
+        assert reply["heard"] == []
+        raw = place.sessions / started["conversation"] / "raw.jsonl"
+        assert "task" in raw.read_text().lower()  # the echo was heard, and passed over

@@ -22,6 +22,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from assist.core.files import SIGNALS_SOCKET
 from assist.core.lines import RawLine
 
 STOP_FILE = "STOP"
@@ -187,7 +188,7 @@ def _record(plan: _Plan) -> int:
         view.note(text)
 
     recognition = Recognition(plan.recogniser, written, warn)
-    signals = Signals() if plan.events else None
+    signals = Signals(sys.stdout if plan.events else None, folder / SIGNALS_SOCKET)
     tracks = [
         Track(name, source, TrackFiles(folder, name, source.rate), recognition, plan.rules, signals)
         for name, source in plan.sources.items()

@@ -9,19 +9,24 @@ on stdout, flushed at once, after the `session` line:
     {"event":"speech_stopped","track":"room","ms":2345}
     {"event":"loud","track":"room","ms":1240,"level":0.12}
 
-`ms` is on the capture clock (from the session's start). The loud onset is found apart from the
-turn segmenter: while the assistant's own voice comes back through the microphone the segmenter
-is already inside a turn (the echo), so a person talking over it starts no new turn; a loud
-onset is a run of speech frames (as the segmenter's onset rule) that are also at or above the
-echo gate's level (AGENT-A's RMS 0.05), and a new one is found only once the level has been
-below the gate for the end-of-turn silence's first frames again.
+The same lines go, as datagrams, to `signals.sock` in the session folder when a server
+watching the meeting has bound it (barge-in in a meeting, 14.2). `ms` is on the capture clock
+(from the session's start).
+
+The loud onset is found apart from the turn segmenter: while the assistant's own voice comes
+back through the microphone the segmenter is already inside a turn (the echo), so a person
+talking over it starts no new turn. A loud onset is a run of speech frames as long as the
+segmenter's onset rule (96 ms) that are also at or above the echo gate's level (AGENT-A's RMS
+0.05); the next one is found only once the level has stayed below the gate for REARM_MS.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import sys
+import socket
 import threading
+from pathlib import Path
 from typing import Any, TextIO
 
 from assist.core.conversation import BARGE_IN_LEVEL
@@ -59,11 +64,16 @@ class LoudOnsets:
 
 
 class Signals:
-    """Writes the events to `out` (stdout), one whole line at a time from any thread."""
+    """Writes the events to `out` (stdout with `--events`), one whole line at a time from any
+    thread, and sends each as a datagram to `socket_path` whenever a watching server has bound
+    it (14.2: barge-in in a meeting this listener records); a send that finds nobody costs a
+    failed system call."""
 
-    def __init__(self, out: TextIO | None = None) -> None:
-        self._out = out or sys.stdout
+    def __init__(self, out: TextIO | None = None, socket_path: Path | None = None) -> None:
+        self._out = out
         self._lock = threading.Lock()
+        self._path = str(socket_path) if socket_path is not None else None
+        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) if self._path else None
 
     def started(self, track: str, ms: int) -> None:
         self._write({"event": "speech_started", "track": track, "ms": ms})
@@ -77,8 +87,12 @@ class Signals:
     def _write(self, event: dict[str, Any]) -> None:
         line = json.dumps(event, separators=(",", ":")) + "\n"
         with self._lock:
-            try:
-                self._out.write(line)
-                self._out.flush()
-            except (OSError, ValueError):
-                pass  # the server is gone; the session itself goes on
+            if self._socket is not None and self._path is not None:
+                with contextlib.suppress(OSError):
+                    self._socket.sendto(line.encode(), self._path)
+            if self._out is not None:
+                try:
+                    self._out.write(line)
+                    self._out.flush()
+                except (OSError, ValueError):
+                    pass  # the server is gone; the session itself goes on

@@ -1,8 +1,9 @@
 """What the demo shows while it runs, and the summary table at the end (rich).
 
 Each row starts with the seconds since the meeting started. Transcript lines come as the
-replay writes them, echoes marked as the assistant's own voice coming back; then each batch
-the agent received, each remark with its latency, and each refusal.
+replay writes them (through the air: as each is spoken, then what the listener wrote and how
+long after the speech), echoes marked as the assistant's own voice coming back; then each
+batch the agent received, each remark with its latency, and each refusal.
 """
 
 from __future__ import annotations
@@ -63,6 +64,13 @@ class LiveOutput:
             self._row(
                 "yellow",
                 f"room mic hears the assistant's {what} ({event['mode']}): {text}",
+                at=event["at"],
+            )
+        elif kind == "played":
+            what = "notice" if event["of"] == "notice" else "remark"
+            self._row(
+                "dim",
+                f"  the assistant's {what} plays into the room ({event['audio_s']:.1f} s)",
                 at=event["at"],
             )
         elif kind == "heard" and event["of"] in ("line", None):

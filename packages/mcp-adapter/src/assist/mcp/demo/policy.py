@@ -36,6 +36,15 @@ UNSURE = (
     "not certain",
 )
 """Words by which someone admits not knowing: the room's question is still open."""
+QUESTION_OPENERS = (
+    "what", "when", "where", "who", "why", "how", "which",
+    "do", "does", "did", "is", "are", "can", "could", "should", "would", "will",
+)  # fmt: skip
+"""Words a spoken question starts with. A recogniser does not always hear the rise of a
+question (whisper wrote "do we send back a 429 or 503" without its "?" now and then), so a
+line that starts like a question counts as one."""
+LEADING_FILLERS = ("and", "so", "but", "okay", "ok", "right", "well")
+"""Words a question may start with before its opener ("and when a client goes over ...")."""
 LINES_BEFORE_OPEN = 2
 """Lines that may pass after a room question, none answering it, before it counts as open."""
 UNKNOWN_ANSWER = "Sorry, I don't have that in my notes, so I'd rather not guess."
@@ -62,7 +71,7 @@ class Fact:
 
     def settled_in(self, text: str) -> bool:
         lowered = text.lower()
-        return "?" not in text and any(phrase in lowered for phrase in self.settled_by)
+        return not is_question(text) and any(phrase in lowered for phrase in self.settled_by)
 
 
 FACT_SHEET: tuple[Fact, ...] = (
@@ -131,7 +140,7 @@ class Policy:
                 named = named if named and self._fact(named) else text
                 continue
             fact = self._fact(text)
-            if fact is not None and "?" in text:
+            if fact is not None and is_question(text):
                 self.pending = _OpenQuestion(fact, text)
             elif self.pending is not None:
                 self._follow(text)
@@ -172,6 +181,16 @@ class Policy:
         if self.pending is not None and self.pending.fact == fact:
             self.pending = None
         return Decision(fact.answer, fact.emotion, "named", text, fact.topic)
+
+
+def is_question(text: str) -> bool:
+    """Whether a line asks something: it has a "?" or starts like a question."""
+    if "?" in text:
+        return True
+    words = [word.strip(".,!;:").lower() for word in text.split()]
+    while words and words[0] in LEADING_FILLERS:
+        words.pop(0)
+    return bool(words) and words[0] in QUESTION_OPENERS
 
 
 def spoken_text(rendered: str) -> str:

@@ -416,9 +416,10 @@ def _stop(process: Process) -> None:
 def _sample(peaks: PeakMemory, replay_pid: int) -> None:
     peaks.sample(replay_pid, "replay")
     for worker in children(replay_pid):
-        role = (
-            "listener" if "assist.listen.command" in command_line(worker) else "replay_recogniser"
-        )
+        line = command_line(worker)
+        if line[:1] == ["paplay"]:
+            continue  # the PulseAudio room's player of one line
+        role = "listener" if "assist.listen.command" in line else "replay_recogniser"
         peaks.sample(worker, role)
     for pid in children(os.getpid()):
         line = command_line(pid)

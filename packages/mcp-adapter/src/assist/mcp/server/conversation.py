@@ -7,7 +7,7 @@ replaced by one person's: every kept line is addressed, no cooldown and no cap, 
 instead of the consent notice. The listener is an `assist listen` child
 (`assist.mcp.speech.listener_process`) whose speech signals arrive on a reader thread:
 - `speech_started` / `speech_stopped` feed the idle ceiling and the filler schedule;
-- `loud` while the assistant's line plays cuts it off (barge-in), straight from that thread
+- `loud` while the assistant's line plays cuts it off (`barge_in`), straight from that thread
   through the helper's `stop`, so the cut waits on no poll.
 
 `tend` runs for the server's whole life and looks after the conversation every `TEND_S`: a
@@ -20,7 +20,6 @@ This module reaches into the watch for its meeting and helpers, as `confirm` doe
 
 from __future__ import annotations
 
-import os
 import random
 import threading
 import time
@@ -40,6 +39,7 @@ from assist.core.files import RAW_FILE
 from assist.core.fillers import Fillers
 from assist.core.gate import Gate
 from assist.mcp.logs import log
+from assist.mcp.server.barge_in import BargeIn
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.speech.listener_process import ListenerError, ListenerProcess
 from assist.mcp.store.transcript import TranscriptReader
@@ -63,22 +63,26 @@ class Conversation:
 
     ceilings: Ceilings
     fillers: Fillers | None
-    barge_in: bool
+    barge_in: BargeIn
     listener: ListenerProcess | None = None
     meeting: Meeting | None = None
     lock: threading.Lock = attrs.Factory(threading.Lock)
     user_speaking: bool = False
     why: str | None = None
     detail: str | None = None
-    interrupted: bool = False
-    """Set when a loud onset cut the line playing; the `speak` result says so."""
-    playing: bool = False
-    """A line of the assistant (the agent's, a filler, the greeting) is playing."""
+
+    @property
+    def playing(self) -> bool:
+        """A line of the assistant (the agent's, a filler, the greeting) is playing."""
+        return self.barge_in.playing
 
     def on_event(self, event: dict[str, Any]) -> None:
         """A listener signal, on its reader thread."""
         now = time.monotonic()
         kind = event.get("event")
+        if kind == "loud":
+            self.barge_in.loud(event)
+            return
         with self.lock:
             if kind == "speech_started":
                 self.user_speaking = True
@@ -90,36 +94,14 @@ class Conversation:
                 self.ceilings.speech_stopped(now, "user")
                 if self.fillers is not None:
                     self.fillers.user_stopped(now)
-            elif kind == "loud" and self.barge_in and self.playing:
-                meeting = self.meeting
-                voice = meeting.voice if meeting is not None else None
-                if voice is not None and voice.stop_line():
-                    self.interrupted = True
-                    assert meeting is not None
-                    heard = event.get("ms")
-                    level = event.get("level")
-                    meeting.log.append(
-                        meeting_log.barge_in(
-                            datetime.now().astimezone(),
-                            os.getpid(),
-                            heard if isinstance(heard, int) else -1,
-                            level if isinstance(level, float) else 0.0,
-                        )
-                    )
 
     def assistant_started(self) -> None:
         with self.lock:
-            self.playing = True
-            self.interrupted = False
             self.ceilings.speech_started(time.monotonic(), "assistant")
 
-    def assistant_stopped(self) -> bool:
-        """The line is over; whether the user cut it off."""
+    def assistant_stopped(self) -> None:
         with self.lock:
-            self.playing = False
             self.ceilings.speech_stopped(time.monotonic(), "assistant")
-            interrupted, self.interrupted = self.interrupted, False
-            return interrupted
 
     def agent_called(self) -> None:
         if self.fillers is not None:
@@ -161,7 +143,7 @@ async def _start(watcher: Watcher) -> types.CallToolResult:
     conversation = Conversation(
         ceilings=Ceilings(time.monotonic(), rules.max_s, rules.idle_s),
         fillers=Fillers(random.Random()) if rules.fillers else None,
-        barge_in=settings.barge_in,
+        barge_in=BargeIn(settings.barge_in),
     )
 
     def listen() -> ListenerProcess:
@@ -191,8 +173,10 @@ async def _start(watcher: Watcher) -> types.CallToolResult:
         notice=greeting,
         cursor=0,
         conversation=conversation,
+        barge_in=conversation.barge_in,
     )
     conversation.meeting = meeting
+    conversation.barge_in.meeting = meeting
     failure = await watcher._hold(meeting, settings)
     if failure is not None:
         return refusal(refusals.greeting_failed(failure))

@@ -20,6 +20,7 @@ from assist.mcp.store.meeting_log_file import MeetingLogFile
 from assist.mcp.store.transcript import TranscriptReader
 
 if TYPE_CHECKING:
+    from assist.mcp.server.barge_in import BargeIn, SignalSocket
     from assist.mcp.server.conversation import Conversation
 
 
@@ -45,3 +46,7 @@ class HeldMeeting:
     beat: Beat | None = None
     conversation: Conversation | None = None
     """Set when this watch is a conversation with our own listener (13)."""
+    barge_in: BargeIn | None = None
+    """Set when the listener's onsets reach this watch (14.2)."""
+    signals: SignalSocket | None = None
+    """A meeting's `signals.sock`, bound while it is watched."""

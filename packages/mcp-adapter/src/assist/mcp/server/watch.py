@@ -46,6 +46,7 @@ from assist.core.settings import Settings, VoiceSettings
 from assist.core.speech import Refusal, SpeechOk, check_speech
 from assist.mcp.logs import log
 from assist.mcp.server import confirm, conversation
+from assist.mcp.server.barge_in import BargeIn, SignalSocket
 from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.held_meeting import HeldMeeting
 from assist.mcp.server.playing import play
@@ -266,6 +267,11 @@ class Watcher:
             meeting, failure = await self._join(asked, folder, reader, next_line, settings)
             if failure is not None:
                 return refusal(refusals.notice_failed(failure))
+            if settings.barge_in and self._meeting is meeting:
+                meeting.barge_in = BargeIn(True, meeting)
+                meeting.signals = await anyio.to_thread.run_sync(
+                    SignalSocket.open, folder, meeting.barge_in
+                )
         await self._record_call(meeting)
         await self._catch_up(meeting, settings)
         kept = [line for line in lines if line.text.strip()]
@@ -336,16 +342,14 @@ class Watcher:
         try:
             await self._set_state(meeting, "speaking")
             meeting.line_done = anyio.Event()
-            if talk is not None:
-                talk.assistant_started()
+            self._line_started(meeting)
             try:
                 await anyio.to_thread.run_sync(meeting.voice.say, meeting.notice, NOTICE_EMOTION)
             except VoiceFailure as failure:
                 return ": ".join(failure.chain)
             finally:
                 meeting.line_done.set()
-                if talk is not None:
-                    talk.assistant_stopped()
+                self._line_stopped(meeting)
             if talk is not None:  # a greeting is tested as an utterance, not as a notice
                 meeting.utterances.append(Said(meeting.notice, self._clock()))
             else:
@@ -521,8 +525,7 @@ class Watcher:
         )
         handed_at = time.monotonic()
         talk = meeting.conversation
-        if talk is not None:
-            talk.assistant_started()
+        self._line_started(meeting)
         try:
             outcome, switched_off = await play(
                 voice,
@@ -532,7 +535,7 @@ class Watcher:
                 load_settings=self.load_settings,
             )
         finally:
-            interrupted = talk.assistant_stopped() if talk is not None else False
+            interrupted = self._line_stopped(meeting)
         if on_ended is not None:
             await on_ended(meeting)
         took_ms = round((time.monotonic() - handed_at) * 1000)
@@ -577,6 +580,19 @@ class Watcher:
             )
         )
 
+    def _line_started(self, meeting: HeldMeeting) -> None:
+        """A line of the assistant begins: no idle time, and the user may cut it off."""
+        if meeting.conversation is not None:
+            meeting.conversation.assistant_started()
+        if meeting.barge_in is not None:
+            meeting.barge_in.started()
+
+    def _line_stopped(self, meeting: HeldMeeting) -> bool:
+        """The line is over; whether a barge-in cut it."""
+        if meeting.conversation is not None:
+            meeting.conversation.assistant_stopped()
+        return meeting.barge_in.stopped() if meeting.barge_in is not None else False
+
     async def _say_own(self, meeting: HeldMeeting, text: str, emotion: str, *, kind: str) -> None:
         """A line of the server's own in a conversation (a filler, the goodbye): said only
         when no other line holds the floor, logged as `filler`, tested for echoes (13)."""
@@ -599,13 +615,13 @@ class Watcher:
                 meeting.utterances.append(said)
                 meeting.line_done = anyio.Event()
                 await self._set_state(meeting, "speaking")
-                talk.assistant_started()
+                self._line_started(meeting)
                 try:
                     await anyio.to_thread.run_sync(voice.say, text, emotion)
                 except VoiceFailure as failure:
                     log.warning(f"the {kind} could not be said: {': '.join(failure.chain)}")
                 finally:
-                    talk.assistant_stopped()
+                    self._line_stopped(meeting)
                     meeting.line_done.set()
                     ended = self._clock()
                     meeting.utterances = [
@@ -639,6 +655,8 @@ class Watcher:
                 meeting.gate.catch_up(tally.count, tally.last_mono)
                 event = meeting_log.left(_now(), self._pid, reason.why, meeting.gate.spoken)
                 await self._append(meeting, event)
+                if meeting.signals is not None:
+                    await anyio.to_thread.run_sync(meeting.signals.close)
                 talk = meeting.conversation
                 if talk is not None and talk.listener is not None:
                     listener = talk.listener
