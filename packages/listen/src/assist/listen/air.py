@@ -133,6 +133,7 @@ class AirMeeting:
         self._seen_wavs: set[str] = set()
         self.folder = root
         self._listener: subprocess.Popen[bytes] | None = None
+        self.failed = False
         self._floor_since: float | None = None
 
     # The run ------------------------------------------------------------------------------
@@ -162,6 +163,7 @@ class AirMeeting:
             self._until(room, lambda: self._voiced.is_set())
             if len(self._voices) < len(self.meeting.lines):
                 self.warnings.append("the meeting's lines could not be voiced")
+                self.failed = True
                 raise _Stopped
             self._until(room, lambda: self._room_quiet(room, AFTER_NOTICE_S))
             self.report({"event": "started", "at": time.time(), "speed": self.speed})
@@ -185,7 +187,7 @@ class AirMeeting:
                 "warnings": self.warnings,
             }
         )
-        return 0
+        return 1 if self.failed else 0
 
     def _open(self) -> tuple[subprocess.Popen[bytes], MixedRoom | PulseRoom]:
         command = [sys.executable, "-m", "assist.listen.command", "--into", str(self.root)]
@@ -209,6 +211,7 @@ class AirMeeting:
                     file=sys.stderr,
                 )
                 self.warnings.append("assist listen exited before the meeting ended")
+                self.failed = True
                 raise _Stopped
             self._tick(room)
             if done():
