@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
 from pathlib import Path
 
 import numpy as np
+from assist.core.conversation import BARGE_IN_LEVEL
 from assist.core.turns import TurnRules
-from assist.listen.onsets import LoudOnsets
+from assist.listen.onsets import REARM_MS, LoudOnsets
+from hypothesis import given
+from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import Listener, listen_env, write_wav
@@ -55,3 +59,24 @@ def test_events_give_each_turns_start_and_end_and_a_loud_onset_on_stdout(
         else:
             assert louds == []  # speech at -20 dB stays under the echo gate
         assert np.all(np.diff(starts) > 0)
+
+
+@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), max_size=300))
+def test_loud_onsets_open_a_run_of_loud_speech_and_are_apart_by_a_quiet_spell(
+    frames: list[tuple[float, float]],
+) -> None:
+    rules = TurnRules()
+    onsets = LoudOnsets(rules)
+    found = [
+        f for i, (p, level) in enumerate(frames) if (f := onsets.feed(i, p, level)) is not None
+    ]
+    loud = [p >= rules.start_prob and level >= BARGE_IN_LEVEL for p, level in frames]
+    rearm = -(-REARM_MS // rules.frame_ms)
+    for onset in found:
+        assert all(loud[onset : onset + rules.start_frames])
+    for earlier, later in itertools.pairwise(found):
+        quiet_run, longest = 0, 0
+        for is_loud in loud[earlier:later]:
+            quiet_run = 0 if is_loud else quiet_run + 1
+            longest = max(longest, quiet_run)
+        assert longest >= rearm

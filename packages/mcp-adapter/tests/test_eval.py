@@ -163,3 +163,16 @@ def test_unusable_arguments_are_refused_with_what_to_do(arguments: list[str], sa
     done = run_eval(*arguments, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
     assert says in done.stderr
+
+
+@pytest.mark.parametrize("name", ["notes[red].jsonl", "notes[/red].jsonl"])
+def test_a_meeting_file_with_brackets_in_its_path_is_named_as_it_is_on_one_line(
+    tmp_path: Path, name: str
+) -> None:
+    meeting = tmp_path / name  # the second holds a closing tag, which once crashed the command
+    meeting.parent.mkdir(exist_ok=True)
+    meeting.write_text('{"track": "room", "start_ms": 0, "end_ms": 900, "text": "Hi.",\n')
+    done = run_eval(str(meeting), "--agent", "mute", timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    [line] = done.stderr.splitlines()  # not wrapped at 80 columns for a log or a script
+    assert line.startswith(f"assist eval: {meeting} line 1 ")

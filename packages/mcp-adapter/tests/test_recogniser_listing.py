@@ -31,7 +31,7 @@ def test_assist_engines_lists_both_recognisers_after_the_voices_and_auto_takes_w
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines.index("recognisers:") > max(
-        index for index, line in enumerate(lines) if line.startswith("espeak ")
+        index for index, line in enumerate(lines) if line.startswith("  espeak ")
     )
     listed = recogniser_lines(done.stdout)
     assert listed[0].startswith("  pocketsphinx assist-stt-pocketsphinx ")
@@ -39,6 +39,13 @@ def test_assist_engines_lists_both_recognisers_after_the_voices_and_auto_takes_w
     assert listed[1].startswith("  whisper      assist-stt-whisper ")
     assert listed[1].endswith(": can load here (model tiny.en)")
     assert listed[2:] == ["  auto: whisper (the most accurate installed)"]
+
+
+def test_assist_engines_heads_and_indents_the_voices_as_it_does_the_recognisers():
+    lines = run_assist("engines", {}).stdout.splitlines()
+    voices = lines[1 : lines.index("recognisers:")]
+    assert lines[0] == "voice engines:"
+    assert voices and all(line.startswith("  ") and line[2] != " " for line in voices), voices
 
 
 def test_blocking_whisper_leaves_pocketsphinx_as_the_choice():
@@ -65,7 +72,7 @@ def test_assist_doctor_lists_the_recognisers_and_the_configured_one(tmp_path):
     done = run_assist("doctor", {"ASSIST_CONFIG": str(config), "ASSIST_HOME": str(tmp_path)})
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
-    assert lines.index("recognisers:") > lines.index("engines:")
+    assert lines.index("recognisers:") > lines.index("voice engines:")
     assert "  listen.stt: pocketsphinx (set in the config file)" in lines
     assert any(line.startswith("  whisper      assist-stt-whisper ") for line in lines)
 

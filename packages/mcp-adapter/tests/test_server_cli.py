@@ -99,3 +99,18 @@ def test_assist_config_sets_a_key_in_the_file_assist_mcp_reads(tmp_path: Path) -
         [str(ASSIST), "config", "assistant", "maybe"], env=env, capture_output=True, text=True
     )
     assert refused.returncode != 0 and "maybe" in refused.stderr
+
+
+@pytest.mark.parametrize("command", [["engines"], ["doctor"], ["listen", "--devices"]])
+def test_a_reader_that_goes_away_ends_a_listing_quietly(command: list[str]) -> None:
+    """`assist engines | head -1`: the pipe closed under the command is no error of its."""
+    read, write = os.pipe()
+    os.close(read)
+    try:
+        done = subprocess.run(
+            [str(ASSIST), *command], stdout=write, stderr=subprocess.PIPE, text=True, timeout=60
+        )
+    finally:
+        os.close(write)
+    assert "Traceback" not in done.stderr and "BrokenPipeError" not in done.stderr, done.stderr
+    assert done.returncode == 1

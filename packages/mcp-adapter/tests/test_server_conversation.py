@@ -156,6 +156,20 @@ async def test_the_idle_ceiling_says_goodbye_and_the_wait_in_flight_returns_ende
         assert "watch_meeting" in after
 
 
+async def test_the_time_limit_says_goodbye_and_ends_the_conversation_with_time_limit(
+    place: Place, room: Room
+) -> None:
+    configure(place, max_s=3, idle_s=60, fillers=False)
+    async with connect(place, env=voice_env(place, 0.3, room)) as server:
+        started = value_of(await server.call_tool("start_conversation", {}))
+        assert started["limits"] == {"max_s": 3, "idle_s": 60}
+        waited = value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 30}))
+        assert waited["status"] == "ended" and waited["why"] == "time limit"
+        folder = place.sessions / started["conversation"]
+        [goodbye] = [e for e in events(folder) if e["event"] == "filler"]
+        assert goodbye["kind"] == "goodbye" and "time limit" in goodbye["text"]
+
+
 async def test_a_listener_that_crashes_ends_the_conversation_and_the_next_wait_says_why(
     place: Place,
 ) -> None:

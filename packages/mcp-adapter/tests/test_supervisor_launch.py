@@ -222,7 +222,7 @@ def test_assist_engines_says_which_installed_engines_can_load_here() -> None:
     assist = Path(sys.executable).parent / "assist"
     done = subprocess.run([str(assist), "engines"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    [espeak] = [line for line in done.stdout.splitlines() if line.startswith("espeak ")]
+    [espeak] = [line for line in done.stdout.splitlines() if line.startswith("  espeak ")]
     assert "assist-voice-espeak" in espeak and espeak.endswith(": can load here")
     nothing = describe_engines(load_plugins(VOICES, {"ASSIST_VOICES": "none-such"}), VoiceOptions())
     assert nothing == [

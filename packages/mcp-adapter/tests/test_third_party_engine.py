@@ -111,10 +111,10 @@ def toy_tone(path: Path) -> float:
 def test_an_installed_third_party_engine_is_listed_by_assist_engines(place, toy):
     done = run_assist("engines", with_toy(place, toy))
     assert done.returncode == 0, done.stderr
-    [line] = [line for line in done.stdout.splitlines() if line.startswith("toy ")]
+    [line] = [line for line in done.stdout.splitlines() if line.startswith("  toy ")]
     assert line.split() == ["toy", "toy-voice", "0.1:", "can", "load", "here"]
     without = run_assist("engines", place)
-    assert not [line for line in without.stdout.splitlines() if line.startswith("toy ")]
+    assert not [line for line in without.stdout.splitlines() if line.startswith("  toy ")]
 
 
 def test_the_third_party_engine_can_be_configured_as_engine_and_fallback(place, toy):

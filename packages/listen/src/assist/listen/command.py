@@ -154,7 +154,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
 def _record(plan: _Plan) -> int:
     from assist.listen.onsets import Signals
     from assist.listen.recognition import Recognition, Ticket
-    from assist.listen.session_files import RawJsonl, TrackFiles, write_session_json
+    from assist.listen.session_files import RATE_HZ, RawJsonl, TrackFiles, write_session_json
     from assist.listen.track import Track
     from assist.listen.view import make_view
     from assist.mcp.store.new_session import create_session
@@ -228,6 +228,7 @@ def _record(plan: _Plan) -> int:
             name=plan.name,
             started=started,
             ended=datetime.now().astimezone(),
+            duration_s=next(t for t in tracks if t.name == "room").files.samples / RATE_HZ,
             device_hz=room.rate,
             call_hz=call.rate if call is not None else None,
             model=_model_name(plan.recogniser),

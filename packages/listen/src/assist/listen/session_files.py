@@ -128,19 +128,22 @@ def write_session_json(
     name: str | None,
     started: datetime,
     ended: datetime,
+    duration_s: float,
     device_hz: int,
     call_hz: int | None,
     model: str,
     warnings: list[str],
 ) -> None:
-    """The metadata of behaviour 1.3, written when capture ends. `device_hz` is the room
-    microphone's rate; `mic_hz` the same; `channels` counts the tracks captured."""
+    """The metadata of behaviour 1.3, written when capture ends. `duration_s` is the room
+    track's length on the capture clock that `start_ms` and `end_ms` use (with `--fast` it is
+    longer than the wall-clock time between `started_at` and `ended_at`). `mic_hz` is the room
+    microphone's rate; `device_hz` the call device's, else the same."""
     meta: dict[str, Any] = {
         "id": folder.name,
         "name": name,
         "started_at": started.isoformat(),
         "ended_at": ended.isoformat(),
-        "duration_s": round((ended - started).total_seconds(), 3),
+        "duration_s": round(duration_s, 3),
         "device_hz": call_hz or device_hz,
         "mic_hz": device_hz,
         "channels": 1,

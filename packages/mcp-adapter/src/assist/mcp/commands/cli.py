@@ -29,17 +29,18 @@ HELP_FLAGS = ("-h", "--help")
 
 def engines_command(_args: argparse.Namespace) -> int:
     """List the registered voice engines, then the speech recognisers: their packages and
-    whether each can load here."""
+    whether each can load here, each under its heading as `assist doctor` shows them."""
     from assist.app.engines import load_plugins
     from assist.core.engines import VOICES, VoiceOptions
     from assist.core.recognisers import RecogniserOptions
-    from assist.mcp.speech.engine_choice import describe_engines
-    from assist.mcp.speech.recogniser_choice import describe_recognisers, recognisers
+    from assist.mcp.speech.engine_choice import VOICES_HEADING, describe_engines
+    from assist.mcp.speech.recogniser_choice import INDENT, describe_recognisers, recognisers
     from assist.mcp.store.paths import voice_cache_root
 
     options = VoiceOptions(cache_root=str(voice_cache_root(os.environ)))
+    print(VOICES_HEADING)
     for line in describe_engines(load_plugins(VOICES, os.environ), options):
-        print(line)
+        print(INDENT + line)
     for line in describe_recognisers(recognisers(os.environ), RecogniserOptions()):
         print(line)
     return 0
@@ -149,7 +150,19 @@ def listen_command(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    arguments = sys.argv[1:] if argv is None else list(argv)
+    """Run one subcommand. A reader that goes away (`assist engines | head -1`) ends it
+    quietly with 1, as Python's documentation advises, not with a traceback."""
+    try:
+        try:
+            return _dispatch(sys.argv[1:] if argv is None else list(argv))
+        finally:
+            sys.stdout.flush()  # inside the guard: after --help, too, the pipe may be closed
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second failure
+        return 1
+
+
+def _dispatch(arguments: list[str]) -> int:
     direct = {
         "mcp": mcp_command,
         "config": config_command,

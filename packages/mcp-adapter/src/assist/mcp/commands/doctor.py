@@ -33,7 +33,7 @@ from assist.core.settings import describe
 from assist.core.tones import NEUTRAL
 from assist.mcp.commands.terminal_voice import Machine
 from assist.mcp.logs import log
-from assist.mcp.speech.engine_choice import describe_engines
+from assist.mcp.speech.engine_choice import VOICES_HEADING, describe_engines
 from assist.mcp.speech.helper_command import (
     EnginePlan,
     engine_packages,
@@ -104,7 +104,7 @@ def report(machine: Machine, plan: EnginePlan, memory: int) -> list[str]:
         f"voice cache: {machine.cache_root}",
         "settings:",
         *(f"{INDENT}{key} = {shown}" for key, shown in describe(settings)),
-        "engines:",
+        VOICES_HEADING,
         *(INDENT + line for line in describe_engines(machine.registry, cache_options(machine))),
     ]
     limits = [

@@ -46,6 +46,9 @@ from assist.mcp.replay.meeting_files import BUILT_IN, EVALUATED, Meeting, Meetin
 from rich.console import Console
 from rich.table import Table
 
+PLAIN = {"highlight": False, "markup": False}
+"""Paths, meeting names and agent commands are printed as they are: `[red]` in a file name is
+not a style, and `[/x]` does not end one (rich's markup would hide or refuse them)."""
 TABLE_WIDTH = 150
 """Columns for the table when stdout is not a terminal (a file, a CI log): wide enough that
 no cell wraps."""
@@ -104,7 +107,7 @@ def parser() -> argparse.ArgumentParser:
 def eval_command(argv: list[str]) -> int:
     """`assist eval [MEETING…] [--agent CMD] [--runs N] [--speed X] [--report DIR] [--json]`."""
     args = parser().parse_args(argv)
-    progress = Console(stderr=True, highlight=False)
+    progress = Console(stderr=True, soft_wrap=True, **PLAIN)
     problem = _argument_problem(args)
     if problem is not None:
         progress.print(f"assist eval: {problem}", style="red")
@@ -145,7 +148,7 @@ def eval_command(argv: list[str]) -> int:
         sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
     else:
         wide = None if sys.stdout.isatty() else TABLE_WIDTH
-        Console(highlight=False, width=wide).print(terminal_table(table, settings))
+        Console(width=wide, **PLAIN).print(terminal_table(table, settings))
         if args.report is not None:
             progress.print(f"report: {args.report.resolve() / 'index.html'}")
     if args.workdir is None:

@@ -15,6 +15,9 @@ from assist.app.engines import load_plugins, ready_offline
 from assist.core.engines import VOICES, EngineSpec, VoiceOptions
 from assist.core.plugins import Registry
 
+VOICES_HEADING = "voice engines:"
+"""Above the engines in `assist engines` and `assist doctor`, as `recognisers:` is above the
+recognisers."""
 LAST_RESORT_PACKAGE = "assist-voice-espeak"
 """What to install when no engine is installed: espeak needs no weights and always starts."""
 
