@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import attrs
 from assist.core.lines import RawLine
-from assist.listen.view import METER_WIDTH, PlainView, _Panel, meter
+from assist.listen.view import METER_WIDTH, PlainView, _Panel, ended, meter
 
 
 def test_the_meter_runs_from_minus_60_db_empty_to_full_scale_full():
@@ -19,6 +19,12 @@ def test_the_meter_runs_from_minus_60_db_empty_to_full_scale_full():
 def test_each_line_is_shown_with_its_time_and_track(capsys):
     PlainView().line(RawLine("call", 75_300, 78_000, "Can everyone hear me?", 0.9))
     assert capsys.readouterr().err == "01:15 call: Can everyone hear me?\n"
+
+
+def test_the_last_note_counts_one_line_as_a_line():
+    assert ended("2026-12-01T1017", 1) == "ended 2026-12-01T1017: 1 line written"
+    assert ended("2026-12-01T1017", 0) == "ended 2026-12-01T1017: 0 lines written"
+    assert ended("2026-12-01T1017", 14) == "ended 2026-12-01T1017: 14 lines written"
 
 
 @attrs.define

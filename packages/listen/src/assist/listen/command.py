@@ -156,7 +156,7 @@ def _record(plan: _Plan) -> int:
     from assist.listen.recognition import Recognition, Ticket
     from assist.listen.session_files import RATE_HZ, RawJsonl, TrackFiles, write_session_json
     from assist.listen.track import Track
-    from assist.listen.view import make_view
+    from assist.listen.view import ended, make_view
     from assist.mcp.store.new_session import create_session
 
     stop = threading.Event()
@@ -237,7 +237,7 @@ def _record(plan: _Plan) -> int:
         for track in tracks:
             track.files.remove_temporary()
     if not plan.quiet:
-        view.note(f"ended {folder.name}: {raw.lines} lines")
+        view.note(ended(folder.name, raw.lines))
     return 0
 
 

@@ -108,6 +108,11 @@ def meter(level: float) -> str:
     return "[" + "#" * filled + " " * (METER_WIDTH - filled) + f"] {max(db, FLOOR_DB):5.0f} dB"
 
 
+def ended(session: str, lines: int) -> str:
+    """The last note: which session ended and how many lines it wrote."""
+    return f"ended {session}: {lines} {'line' if lines == 1 else 'lines'} written"
+
+
 def make_view(quiet: bool) -> View:
     if quiet:
         return View()
