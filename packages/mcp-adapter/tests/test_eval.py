@@ -157,12 +157,15 @@ def test_an_external_agent_gets_its_mcp_config_and_is_scored_from_the_files(
         (["--speed", "0"], "--speed 0.0 is not a positive number"),
         (["--runs", "0"], "--runs 0 is not a positive whole number"),
         (["no-such-meeting"], "cannot read the meeting file no-such-meeting"),
+        (["--agent", "no-such-agent {mcp_config}"], "the agent no-such-agent is not installed"),
+        (["--agent", 'claude -p "watch'], 'the agent command claude -p "watch cannot be read'),
+        (["--agent", " "], "the agent command is empty"),
     ],
 )
 def test_unusable_arguments_are_refused_with_what_to_do(arguments: list[str], says: str) -> None:
     done = run_eval(*arguments, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
-    assert says in done.stderr
+    assert says in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("name", ["notes[red].jsonl", "notes[/red].jsonl"])
