@@ -19,7 +19,7 @@ the turn segmenter, whisper tiny.en) and hears Piper speech written into a FIFO 
   (from the end of one to the start of the next), against [6, 9] s.
 
     uv run python benchmarks/conversation.py [--latency 5] [--barge 10] [--echo 50] \
-        [--turns 2] [--cycle 3] [--only cycle]
+        [--turns 2] [--cycle 3] [--only cycle|echo --gains 0.1,0.2]
 
 Prints a Markdown table and writes `conversation.json` beside this file. Linux only.
 """
@@ -315,10 +315,17 @@ def main() -> None:
     parser.add_argument("--echo", type=int, default=50)
     parser.add_argument("--turns", type=int, default=2)
     parser.add_argument("--cycle", type=int, default=3)
-    parser.add_argument("--only", choices=["cycle"], help="run one part only")
+    parser.add_argument("--only", choices=["cycle", "echo"], help="run one part only")
+    parser.add_argument(
+        "--gains", default="0.1", help="echo levels for --only echo, comma-separated (0.1 = -20 dB)"
+    )
     args = parser.parse_args()
     phrases = Phrases()
     results: dict[str, Any] = {}
+    if args.only == "echo":
+        sweep = [false_barge_ins(phrases, args.echo, float(g)) for g in args.gains.split(",")]
+        print(json.dumps(sweep, indent=2))
+        return
     if args.only == "cycle":
         cycle = full_cycle(phrases, args.cycle)
         print(json.dumps(cycle, indent=2))

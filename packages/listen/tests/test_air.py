@@ -81,3 +81,15 @@ def test_the_demo_through_the_pulseaudio_room_hears_the_meeting_and_leaves_out_i
     assert run["assistant_lines_heard"] == run["assistant_lines_played"] == spoken == 3
     assert run["echoes_left_out"] == run["echoes_fed"] >= spoken
     assert run["echoes_seen_by_agent"] == 0 and run["limits_held"]
+
+
+def test_a_listener_that_cannot_start_ends_the_meeting_at_once_saying_why(tmp_path: Path) -> None:
+    air = [sys.executable, "-m", "assist.listen.air", "sample", "--into", str(tmp_path)]
+    done = subprocess.run(
+        [*air, "--audio", str(tmp_path), "--stt", "no-such-recogniser", "--events"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 1 and done.stdout == ""
+    assert "no-such-recogniser" in done.stderr and "assist listen could not start" in done.stderr

@@ -132,15 +132,16 @@ class AirMeeting:
         self._log_offset = 0
         self._seen_wavs: set[str] = set()
         self.folder = root
+        self._listener: subprocess.Popen[bytes] | None = None
+        self.failed = False
         self._floor_since: float | None = None
 
     # The run ------------------------------------------------------------------------------
 
     def run(self) -> int:
-        voicing = threading.Thread(target=self._voice_lines, name="voicing", daemon=True)
-        voicing.start()
         self._seen_wavs = set(self._wav_names())
         listener, room = self._open()
+        self._listener = listener
         assert listener.stdout is not None
         first = listener.stdout.readline().decode()
         if not first.startswith("session ") or " in " not in first:
@@ -149,6 +150,10 @@ class AirMeeting:
             print(f"assist listen could not start (status {code})", file=sys.stderr)
             return 1
         self.folder = Path(first.split(" in ", 1)[1].strip())
+        # The lines are voiced while the assistant joins; the thread is always joined before
+        # the process exits (onnxruntime aborts the interpreter if it is still loading then).
+        voicing = threading.Thread(target=self._voice_lines, name="voicing")
+        voicing.start()
         room.open()
         self.report(
             {"event": "session", "id": self.folder.name, "dir": str(self.folder), "at": time.time()}
@@ -156,6 +161,10 @@ class AirMeeting:
         try:
             self._until(room, lambda: self._joined_and_noticed(room))
             self._until(room, lambda: self._voiced.is_set())
+            if len(self._voices) < len(self.meeting.lines):
+                self.warnings.append("the meeting's lines could not be voiced")
+                self.failed = True
+                raise _Stopped
             self._until(room, lambda: self._room_quiet(room, AFTER_NOTICE_S))
             self.report({"event": "started", "at": time.time(), "speed": self.speed})
             self._play_meeting(room)
@@ -167,6 +176,7 @@ class AirMeeting:
             pass
         finally:
             self._end(listener, room)
+            voicing.join()
         self.report(
             {
                 "event": "ended",
@@ -177,7 +187,7 @@ class AirMeeting:
                 "warnings": self.warnings,
             }
         )
-        return 0
+        return 1 if self.failed else 0
 
     def _open(self) -> tuple[subprocess.Popen[bytes], MixedRoom | PulseRoom]:
         command = [sys.executable, "-m", "assist.listen.command", "--into", str(self.root)]
@@ -194,6 +204,15 @@ class AirMeeting:
 
     def _until(self, room: MixedRoom | PulseRoom, done: Any) -> None:
         while not self.stop.is_set():
+            if self._listener is not None and self._listener.poll() is not None:
+                print(
+                    f"air: assist listen exited (status {self._listener.returncode}) before "
+                    "the meeting ended; its messages are above",
+                    file=sys.stderr,
+                )
+                self.warnings.append("assist listen exited before the meeting ended")
+                self.failed = True
+                raise _Stopped
             self._tick(room)
             if done():
                 return
@@ -215,10 +234,17 @@ class AirMeeting:
     # The meeting ----------------------------------------------------------------------
 
     def _voice_lines(self) -> None:
-        voice = Voice()
+        try:
+            voice = Voice()
+        except Exception as error:  # Piper missing or broken: said on stderr, the run ends
+            print(f"air: Piper could not voice the meeting: {error}", file=sys.stderr)
+            self._voiced.set()
+            return
         try:
             factors: dict[str | None, float] = {}
             for script_line in self.meeting.lines:
+                if self.stop.is_set():
+                    return
                 who = script_line.line.speaker
                 factor = factors.setdefault(who, VOICES[len(factors) % len(VOICES)])
                 self._voices.append(pitched(voice.say(script_line.line.text), factor))
@@ -316,7 +342,7 @@ class AirMeeting:
     # The assistant's voice ----------------------------------------------------------------
 
     def _follow_log(self) -> None:
-        for event in _new_events(self.folder / LOG_FILE, self):
+        for event in self._new_log_events():
             if event.name == "joined" and event.notice is not None:
                 self.said.append(Said("notice", event.notice))
             elif event.failed_notice:
@@ -326,6 +352,18 @@ class AirMeeting:
                 self._floor_since = time.monotonic()
             elif event.name == "error" and event.closes_utterance:
                 self._floor_since = None  # the voice broke down: nothing will play
+
+    def _new_log_events(self) -> list[Any]:
+        """The events appended to the meeting's assistant.jsonl since the last look."""
+        try:
+            with open(self.folder / LOG_FILE, "rb") as file:
+                file.seek(self._log_offset)
+                data = file.read()
+        except OSError:
+            return []
+        complete = data[: data.rfind(b"\n") + 1]
+        self._log_offset += len(complete)
+        return list(read_events(complete.decode("utf-8", errors="replace")))
 
     def _wav_names(self) -> list[str]:
         try:
@@ -415,18 +453,6 @@ class AirMeeting:
 
 class _Stopped(Exception):
     pass
-
-
-def _new_events(path: Path, meeting: AirMeeting) -> list[Any]:
-    try:
-        with open(path, "rb") as file:
-            file.seek(meeting._log_offset)
-            data = file.read()
-    except OSError:
-        return []
-    complete = data[: data.rfind(b"\n") + 1]
-    meeting._log_offset += len(complete)
-    return list(read_events(complete.decode("utf-8", errors="replace")))
 
 
 def _most_overlapping(sounds: list[Sound], start: float, end: float) -> Sound | None:

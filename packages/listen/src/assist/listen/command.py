@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import threading
 import time
@@ -157,13 +156,11 @@ def _record(plan: _Plan) -> int:
     from assist.listen.session_files import RATE_HZ, RawJsonl, TrackFiles, write_session_json
     from assist.listen.track import Track
     from assist.listen.view import ended, make_view
+    from assist.mcp.stop_signals import stop_on_signals
     from assist.mcp.store.new_session import create_session
 
     stop = threading.Event()
-    for name in ENDING_SIGNALS:
-        number = getattr(signal, name, None)
-        if number is not None:
-            signal.signal(number, lambda *_: stop.set())
+    stop_on_signals(stop, ENDING_SIGNALS)
     started = datetime.now().astimezone()
     try:
         folder = create_session(plan.root, started, plan.name)

@@ -86,10 +86,13 @@ class MixedRoom:
         if not self._written:
             self._opened = time.monotonic()
         due = round((time.monotonic() - self._opened) * RATE_HZ) + BLOCK
-        while self._written < due:
-            self._sink.write(pcm16(self._mix(self._written, BLOCK)))
-            self._written += BLOCK
-        self._sink.flush()
+        try:
+            while self._written < due:
+                self._sink.write(pcm16(self._mix(self._written, BLOCK)))
+                self._written += BLOCK
+            self._sink.flush()
+        except (BrokenPipeError, ValueError):  # the listener has gone: its exit is reported
+            self._written = max(self._written, due)
 
     def _mix(self, at: int, length: int) -> np.ndarray:
         out = self._random.standard_normal(length).astype(np.float32) * self._noise
