@@ -302,7 +302,10 @@ def test_devices_lists_input_devices_or_says_there_are_none(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("arguments", "said"),
     [
-        (["--from", "no-such-meeting.wav"], "cannot read"),
+        (
+            ["--from", "no-such-meeting.wav"],
+            "there is no file no-such-meeting.wav; give a WAV file",
+        ),
         (["--from", "-", "--fast"], "--fast plays a --from FILE"),
         (["--from", "-", "--end-silence-ms", "5"], "--end-silence-ms 5 is outside"),
     ],
