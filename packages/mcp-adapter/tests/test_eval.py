@@ -179,3 +179,10 @@ def test_a_meeting_file_with_brackets_in_its_path_is_named_as_it_is_on_one_line(
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     [line] = done.stderr.splitlines()  # not wrapped at 80 columns for a log or a script
     assert line.startswith(f"assist eval: {meeting} line 1 ")
+
+
+def test_the_help_names_the_arguments_as_behaviour_15_does_with_their_defaults() -> None:
+    shown = " ".join(run_eval("--help", timeout=60).stdout.split())
+    assert "[--runs N] [--speed X]" in shown
+    assert "--runs N run everything N times, for the spread (default 1)" in shown
+    assert "--speed X replay the meetings X times faster (default 1)" in shown

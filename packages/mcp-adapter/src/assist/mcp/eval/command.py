@@ -82,9 +82,19 @@ def parser() -> argparse.ArgumentParser:
     result.add_argument(
         "--agent", metavar="CMD", action="append", help=AGENT_HELP + "; repeat it to compare agents"
     )
-    result.add_argument("--runs", type=int, default=1, help="run everything N times (spread)")
     result.add_argument(
-        "--speed", type=float, default=1.0, help="replay the meetings this many times faster"
+        "--runs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run everything N times, for the spread (default 1)",
+    )
+    result.add_argument(
+        "--speed",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="replay the meetings X times faster (default 1)",
     )
     result.add_argument("--report", type=Path, metavar="DIR", help="write HTML pages here")
     result.add_argument("--json", action="store_true", help="print the results as JSON")
