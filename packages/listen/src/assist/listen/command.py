@@ -130,6 +130,11 @@ def _plan(args: argparse.Namespace) -> _Plan:
     sources: dict[str, Any] = {}
     try:
         if args.source == "-":
+            if sys.stdin.isatty():
+                raise _Refusal(
+                    "--from - reads 16 kHz mono s16le PCM from stdin, which is a terminal; "
+                    "pipe the audio in (… | assist listen --from -), or give --from FILE"
+                )
             sources["room"] = StdinSource()
         elif args.source is not None:
             sources["room"] = WavSource(Path(args.source), fast=args.fast)
