@@ -62,7 +62,9 @@ class LiveView(View):
         from rich.live import Live
 
         panel = _Panel(tracks, busy)
-        self._live = Live(panel, console=self._console, refresh_per_second=REFRESH_PER_S)
+        self._live = Live(
+            panel, console=self._console, refresh_per_second=REFRESH_PER_S, transient=True
+        )  # gone at the end: it would go on saying "listening"
         self._live.start()
 
     def line(self, line: RawLine) -> None:
