@@ -186,3 +186,17 @@ def test_the_help_names_the_arguments_as_behaviour_15_does_with_their_defaults()
     assert "[--runs N] [--speed X]" in shown
     assert "--runs N run everything N times, for the spread (default 1)" in shown
     assert "--speed X replay the meetings X times faster (default 1)" in shown
+
+
+def test_a_report_folder_that_cannot_be_made_is_refused_before_any_meeting_runs(
+    tmp_path: Path,
+) -> None:
+    taken = tmp_path / "report.html"
+    taken.write_text("not a folder")
+    work = tmp_path / "work"
+    done = run_eval("small-talk", "--agent", "mute", "--report", str(taken), "--workdir", str(work))
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"assist eval: cannot write the report into {taken}: ")
+    assert line.endswith("; give --report a folder that can be made or written")
+    assert not work.exists(), "refused before any meeting ran, not after they all had"

@@ -129,6 +129,16 @@ def eval_command(argv: list[str]) -> int:
     except (MeetingError, NoVoice) as error:
         progress.print(f"assist eval: {error}", style="red")
         return 2
+    if args.report is not None:
+        try:  # now, so that a bad folder loses no run
+            args.report.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            progress.print(
+                f"assist eval: cannot write the report into {args.report}: {error}; give "
+                "--report a folder that can be made or written",
+                style="red",
+            )
+            return 2
     agents: list[str] = list(dict.fromkeys(args.agent or [DEFAULT_AGENT]))
     workroot = (args.workdir or Path(tempfile.mkdtemp(prefix="assist-eval-"))).resolve()
     started = time.monotonic()
