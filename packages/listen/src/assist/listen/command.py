@@ -139,11 +139,13 @@ def _plan(args: argparse.Namespace) -> _Plan:
         elif args.source is not None:
             sources["room"] = WavSource(Path(args.source), fast=args.fast)
         else:
-            device = find_device(args.device or listen.device, track="room")
+            from_config = None if args.device else str(location.path)
+            device = find_device(args.device or listen.device, track="room", config=from_config)
             sources["room"] = DeviceSource(device.index, device.rate, device.name, "room")
         call = args.call_device or (listen.call_device if args.source is None else None)
         if call is not None:
-            device = find_device(call, track="call")
+            from_config = None if args.call_device else str(location.path)
+            device = find_device(call, track="call", config=from_config)
             sources["call"] = DeviceSource(device.index, device.rate, device.name, "call")
     except (DeviceError, CaptureError) as problem:
         raise _Refusal(str(problem)) from None

@@ -63,13 +63,17 @@ def describe_devices(devices: list[InputDevice]) -> str:
     return f"input devices (* is the default):\n{rows}"
 
 
-def find_device(wanted: str | None, *, track: str) -> InputDevice:
-    """The device `wanted` names (None: the system default input), or DeviceError."""
+def find_device(wanted: str | None, *, track: str, config: str | None = None) -> InputDevice:
+    """The device `wanted` names (None: the system default input), or DeviceError. `config`
+    is the config file's path when the name came from it (`listen.device`), not a flag."""
     import sounddevice
 
     devices = input_devices()
     listing = describe_devices(devices)
-    what = "--device" if track == "room" else "--call-device"
+    if config is None:
+        what = "--device" if track == "room" else "--call-device"
+    else:
+        what = "listen.device" if track == "room" else "listen.call_device"
     if wanted is None:
         chosen = next((device for device in devices if device.default), None)
         if chosen is None and not devices:
@@ -86,6 +90,8 @@ def find_device(wanted: str | None, *, track: str) -> InputDevice:
         found = sounddevice.query_devices(key, "input")
     except Exception as error:
         said = f"no input device matches {what} {wanted!r}"
+        if config is not None:
+            said += f" (in {config})"
         if not str(error).startswith("No input device matching"):  # ambiguous, not an input…
             said += f" ({error})"
         if not devices:
