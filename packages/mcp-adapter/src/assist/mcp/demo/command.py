@@ -80,7 +80,12 @@ def parser() -> argparse.ArgumentParser:
         "with a real voice, then sum up what happened. No account, no download.",
     )
     result.add_argument(
-        "--speed", type=float, default=1.0, help="replay the meeting this many times faster"
+        "--speed",
+        type=float,
+        default=1.0,
+        help="run the meeting this many times faster: with --text its whole clock; through "
+        "the air only the silences between lines (speech, the end of turn, recognition and "
+        "the voice keep real time, and the room still leaves the assistant its time to answer)",
     )
     result.add_argument(
         "--play",
