@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import signal
 import sys
 import threading
 import time
@@ -131,6 +130,11 @@ def _plan(args: argparse.Namespace) -> _Plan:
     sources: dict[str, Any] = {}
     try:
         if args.source == "-":
+            if sys.stdin.isatty():
+                raise _Refusal(
+                    "--from - reads 16 kHz mono s16le PCM from stdin, which is a terminal; "
+                    "pipe the audio in (… | assist listen --from -), or give --from FILE"
+                )
             sources["room"] = StdinSource()
         elif args.source is not None:
             sources["room"] = WavSource(Path(args.source), fast=args.fast)
@@ -156,14 +160,12 @@ def _record(plan: _Plan) -> int:
     from assist.listen.recognition import Recognition, Ticket
     from assist.listen.session_files import RATE_HZ, RawJsonl, TrackFiles, write_session_json
     from assist.listen.track import Track
-    from assist.listen.view import make_view
+    from assist.listen.view import ended, make_view
+    from assist.mcp.stop_signals import stop_on_signals
     from assist.mcp.store.new_session import create_session
 
     stop = threading.Event()
-    for name in ENDING_SIGNALS:
-        number = getattr(signal, name, None)
-        if number is not None:
-            signal.signal(number, lambda *_: stop.set())
+    stop_on_signals(stop, ENDING_SIGNALS)
     started = datetime.now().astimezone()
     try:
         folder = create_session(plan.root, started, plan.name)
@@ -237,7 +239,7 @@ def _record(plan: _Plan) -> int:
         for track in tracks:
             track.files.remove_temporary()
     if not plan.quiet:
-        view.note(f"ended {folder.name}: {raw.lines} lines")
+        view.note(ended(folder.name, raw.lines))
     return 0
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import signal
 import sys
 import threading
 from pathlib import Path
@@ -19,6 +18,7 @@ from typing import Any
 from assist.mcp.replay.echo_feeder import MODES
 from assist.mcp.replay.meeting_files import BUILT_IN, MeetingError, load_meeting
 from assist.mcp.replay.replay import Replay
+from assist.mcp.stop_signals import stop_on_signals
 
 
 def parser() -> argparse.ArgumentParser:
@@ -82,8 +82,7 @@ def replay_command(argv: list[str]) -> int:
         print(f"assist replay: {error}", file=sys.stderr)
         return 2
     stop = threading.Event()
-    for number in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(number, lambda *_: stop.set())
+    stop_on_signals(stop)
     replay = Replay(
         meeting,
         args.into,

@@ -123,9 +123,10 @@ async def start_conversation(watcher: Watcher, _arguments: dict[str, Any]) -> ty
         with anyio.CancelScope(shield=True):
             watcher._calls += 1
             try:
-                return await _start(watcher)
+                answer = await _start(watcher)
             finally:
                 watcher._call_ended()
+    return answer
 
 
 async def _start(watcher: Watcher) -> types.CallToolResult:
