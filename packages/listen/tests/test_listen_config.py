@@ -38,3 +38,19 @@ def test_a_recogniser_no_installed_plugin_registers_is_refused_naming_the_instal
     assert "listen.stt not changed" in done.stderr and "'fake'" in done.stderr
     assert "the installed recognisers are: pocketsphinx, whisper" in done.stderr
     assert not (tmp_path / "config.json").exists()
+
+
+def test_a_missing_device_set_in_the_config_is_named_as_the_config_key_not_as_a_flag(tmp_path):
+    env = listen_env(tmp_path)
+    assert assist_config(env, "listen.device", "no such mic 42").returncode == 0
+    done = subprocess.run(
+        [str(ASSIST), "listen", "--into", str(tmp_path / "s"), "--stt", "fake"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert f"listen.device 'no such mic 42' (in {tmp_path / 'config.json'})" in done.stderr
+    assert "--device 'no such mic 42'" not in done.stderr
+    assert not (tmp_path / "s").exists()

@@ -5,6 +5,8 @@ test_listen_whisper.py)."""
 from __future__ import annotations
 
 import json
+import os
+import pty
 import re
 import signal
 import subprocess
@@ -302,7 +304,10 @@ def test_devices_lists_input_devices_or_says_there_are_none(tmp_path: Path) -> N
 @pytest.mark.parametrize(
     ("arguments", "said"),
     [
-        (["--from", "no-such-meeting.wav"], "cannot read"),
+        (
+            ["--from", "no-such-meeting.wav"],
+            "there is no file no-such-meeting.wav; give a WAV file",
+        ),
         (["--from", "-", "--fast"], "--fast plays a --from FILE"),
         (["--from", "-", "--end-silence-ms", "5"], "--end-silence-ms 5 is outside"),
     ],
@@ -321,4 +326,25 @@ def test_bad_arguments_exit_2_saying_what_to_do_before_making_a_session(
     assert result.returncode == 2
     assert said in result.stderr
     assert result.stdout == ""
+    assert not (tmp_path / "s").exists()
+
+
+def test_pcm_from_stdin_is_refused_when_stdin_is_a_terminal_rather_than_waiting_forever(
+    tmp_path: Path,
+) -> None:
+    leader, follower = pty.openpty()
+    try:
+        result = subprocess.run(
+            [str(ASSIST), "listen", "--into", str(tmp_path / "s"), "--stt", "fake", "--from", "-"],
+            stdin=follower,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env=listen_env(tmp_path),
+        )
+    finally:
+        os.close(follower)
+        os.close(leader)
+    assert result.returncode == 2
+    assert "--from - reads 16 kHz mono s16le PCM from stdin, which is a terminal" in result.stderr
     assert not (tmp_path / "s").exists()

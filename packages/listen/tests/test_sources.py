@@ -9,7 +9,8 @@ import time
 from pathlib import Path
 
 import numpy as np
-from assist.listen.sources import DeviceSource, WavSource, _with_gap
+import pytest
+from assist.listen.sources import CaptureError, DeviceSource, WavSource, _with_gap
 
 sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import write_wav
@@ -42,3 +43,13 @@ def test_a_wav_file_is_played_at_real_time_unless_fast(tmp_path: Path, meeting) 
     assert heard == int(seconds * 16000)
     fast = sum(len(block) for block in WavSource(path, fast=True).blocks(threading.Event()))
     assert fast == heard
+
+
+def test_a_file_that_is_not_there_is_named_as_missing_not_as_a_system_error(tmp_path):
+    with pytest.raises(CaptureError) as missing:
+        WavSource(tmp_path / "meeting.wav", fast=True)
+    assert str(missing.value).startswith(f"there is no file {tmp_path / 'meeting.wav'}; ")
+    assert "System error" not in str(missing.value)
+    with pytest.raises(CaptureError) as folder:
+        WavSource(tmp_path, fast=True)
+    assert str(folder.value).startswith(f"{tmp_path} is a folder; ")

@@ -3,9 +3,12 @@ shows each track's state."""
 
 from __future__ import annotations
 
+import io
+
 import attrs
 from assist.core.lines import RawLine
-from assist.listen.view import METER_WIDTH, PlainView, _Panel, meter
+from assist.listen.view import METER_WIDTH, LiveView, PlainView, _Panel, ended, meter
+from rich.console import Console
 
 
 def test_the_meter_runs_from_minus_60_db_empty_to_full_scale_full():
@@ -19,6 +22,12 @@ def test_the_meter_runs_from_minus_60_db_empty_to_full_scale_full():
 def test_each_line_is_shown_with_its_time_and_track(capsys):
     PlainView().line(RawLine("call", 75_300, 78_000, "Can everyone hear me?", 0.9))
     assert capsys.readouterr().err == "01:15 call: Can everyone hear me?\n"
+
+
+def test_the_last_note_counts_one_line_as_a_line():
+    assert ended("2026-12-01T1017", 1) == "ended 2026-12-01T1017: 1 line written"
+    assert ended("2026-12-01T1017", 0) == "ended 2026-12-01T1017: 0 lines written"
+    assert ended("2026-12-01T1017", 14) == "ended 2026-12-01T1017: 14 lines written"
 
 
 @attrs.define
@@ -82,3 +91,16 @@ def test_on_a_terminal_the_view_draws_the_meter_and_state_and_prints_each_line(
     assert "room [" in text and " dB" in text, text[-2000:]
     assert "hearing speech" in text and "listening" in text
     assert text.count("heard ") >= 3, "each line printed above the panel"
+
+
+def test_on_a_terminal_the_panel_is_erased_when_the_session_ends_and_the_lines_stay():
+    """A panel left behind would say 'listening' after the listener has gone."""
+    screen = io.StringIO()
+    view = LiveView()
+    view._console = Console(file=screen, force_terminal=True, width=80)
+    view.start([FakeTrack("room", 0.1, False)], lambda: False)
+    view.line(RawLine("room", 0, 900, "Morning, everyone.", 0.9))
+    view.stop()
+    shown = screen.getvalue()
+    assert "Morning, everyone." in shown
+    assert shown.endswith("\x1b[2K"), repr(shown[-80:])  # the panel's line, erased

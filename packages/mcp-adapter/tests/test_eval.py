@@ -157,12 +157,15 @@ def test_an_external_agent_gets_its_mcp_config_and_is_scored_from_the_files(
         (["--speed", "0"], "--speed 0.0 is not a positive number"),
         (["--runs", "0"], "--runs 0 is not a positive whole number"),
         (["no-such-meeting"], "cannot read the meeting file no-such-meeting"),
+        (["--agent", "no-such-agent {mcp_config}"], "the agent no-such-agent is not installed"),
+        (["--agent", 'claude -p "watch'], 'the agent command claude -p "watch cannot be read'),
+        (["--agent", " "], "the agent command is empty"),
     ],
 )
 def test_unusable_arguments_are_refused_with_what_to_do(arguments: list[str], says: str) -> None:
     done = run_eval(*arguments, timeout=60)
     assert done.returncode == 2 and done.stdout == ""
-    assert says in done.stderr
+    assert says in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
 @pytest.mark.parametrize("name", ["notes[red].jsonl", "notes[/red].jsonl"])
@@ -176,3 +179,24 @@ def test_a_meeting_file_with_brackets_in_its_path_is_named_as_it_is_on_one_line(
     assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
     [line] = done.stderr.splitlines()  # not wrapped at 80 columns for a log or a script
     assert line.startswith(f"assist eval: {meeting} line 1 ")
+
+
+def test_the_help_names_the_arguments_as_behaviour_15_does_with_their_defaults() -> None:
+    shown = " ".join(run_eval("--help", timeout=60).stdout.split())
+    assert "[--runs N] [--speed X]" in shown
+    assert "--runs N run everything N times, for the spread (default 1)" in shown
+    assert "--speed X replay the meetings X times faster (default 1)" in shown
+
+
+def test_a_report_folder_that_cannot_be_made_is_refused_before_any_meeting_runs(
+    tmp_path: Path,
+) -> None:
+    taken = tmp_path / "report.html"
+    taken.write_text("not a folder")
+    work = tmp_path / "work"
+    done = run_eval("small-talk", "--agent", "mute", "--report", str(taken), "--workdir", str(work))
+    assert done.returncode == 2 and done.stdout == "", done.stderr
+    [line] = done.stderr.splitlines()
+    assert line.startswith(f"assist eval: cannot write the report into {taken}: ")
+    assert line.endswith("; give --report a folder that can be made or written")
+    assert not work.exists(), "refused before any meeting ran, not after they all had"

@@ -158,3 +158,10 @@ def test_an_external_agents_unseen_counts_read_n_a_and_a_long_command_is_cut() -
     assert shown["Turns"] == "n/a" and shown["Echoes left out"] == "n/a"
     assert shown["Latency median"] == "–"
     assert shown["Agent"] == agent[:23] + "…"
+
+
+def test_a_meeting_files_path_is_escaped_in_its_heading() -> None:
+    one = attrs.evolve(result(), meeting="/tmp/q&a <draft>.jsonl")
+    page = run_page("mute baseline", 1, rows([one], ["mute"]), [one])
+    assert "<small>(/tmp/q&amp;a &lt;draft&gt;.jsonl)</small>" in page
+    assert "<draft>" not in page

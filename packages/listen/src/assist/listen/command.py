@@ -130,15 +130,22 @@ def _plan(args: argparse.Namespace) -> _Plan:
     sources: dict[str, Any] = {}
     try:
         if args.source == "-":
+            if sys.stdin.isatty():
+                raise _Refusal(
+                    "--from - reads 16 kHz mono s16le PCM from stdin, which is a terminal; "
+                    "pipe the audio in (… | assist listen --from -), or give --from FILE"
+                )
             sources["room"] = StdinSource()
         elif args.source is not None:
             sources["room"] = WavSource(Path(args.source), fast=args.fast)
         else:
-            device = find_device(args.device or listen.device, track="room")
+            from_config = None if args.device else str(location.path)
+            device = find_device(args.device or listen.device, track="room", config=from_config)
             sources["room"] = DeviceSource(device.index, device.rate, device.name, "room")
         call = args.call_device or (listen.call_device if args.source is None else None)
         if call is not None:
-            device = find_device(call, track="call")
+            from_config = None if args.call_device else str(location.path)
+            device = find_device(call, track="call", config=from_config)
             sources["call"] = DeviceSource(device.index, device.rate, device.name, "call")
     except (DeviceError, CaptureError) as problem:
         raise _Refusal(str(problem)) from None
@@ -155,7 +162,7 @@ def _record(plan: _Plan) -> int:
     from assist.listen.recognition import Recognition, Ticket
     from assist.listen.session_files import RATE_HZ, RawJsonl, TrackFiles, write_session_json
     from assist.listen.track import Track
-    from assist.listen.view import make_view
+    from assist.listen.view import ended, make_view
     from assist.mcp.stop_signals import stop_on_signals
     from assist.mcp.store.new_session import create_session
 
@@ -234,7 +241,7 @@ def _record(plan: _Plan) -> int:
         for track in tracks:
             track.files.remove_temporary()
     if not plan.quiet:
-        view.note(f"ended {folder.name}: {raw.lines} lines")
+        view.note(ended(folder.name, raw.lines))
     return 0
 
 

@@ -24,6 +24,12 @@ class InputDevice:
         return f"{mark} {self.index:3d}  {self.name}  ({self.rate} Hz)"
 
 
+NO_DEVICES = (
+    "there are no input devices here: connect a microphone (on Linux, check that PulseAudio "
+    "or PipeWire is running and that libportaudio2 is installed), or use --from FILE"
+)
+
+
 class DeviceError(Exception):
     """The device asked for is not there; the message lists the ones that are."""
 
@@ -52,23 +58,26 @@ def input_devices() -> list[InputDevice]:
 def describe_devices(devices: list[InputDevice]) -> str:
     """The device list as `--devices` prints it (the default marked with *)."""
     if not devices:
-        return (
-            "no input devices: connect a microphone (on Linux, check that PulseAudio or "
-            "PipeWire is running and that libportaudio2 is installed), or use --from FILE"
-        )
+        return NO_DEVICES
     rows = "\n".join(device.line() for device in devices)
     return f"input devices (* is the default):\n{rows}"
 
 
-def find_device(wanted: str | None, *, track: str) -> InputDevice:
-    """The device `wanted` names (None: the system default input), or DeviceError."""
+def find_device(wanted: str | None, *, track: str, config: str | None = None) -> InputDevice:
+    """The device `wanted` names (None: the system default input), or DeviceError. `config`
+    is the config file's path when the name came from it (`listen.device`), not a flag."""
     import sounddevice
 
     devices = input_devices()
     listing = describe_devices(devices)
-    what = "--device" if track == "room" else "--call-device"
+    if config is None:
+        what = "--device" if track == "room" else "--call-device"
+    else:
+        what = "listen.device" if track == "room" else "listen.call_device"
     if wanted is None:
         chosen = next((device for device in devices if device.default), None)
+        if chosen is None and not devices:
+            raise DeviceError(f"nothing to record the {track} from: {NO_DEVICES}")
         if chosen is None:
             raise DeviceError(
                 f"there is no default input device to record the {track} from.\n{listing}\n"
@@ -80,9 +89,15 @@ def find_device(wanted: str | None, *, track: str) -> InputDevice:
         key: int | str = int(wanted) if wanted.strip().isdigit() else wanted
         found = sounddevice.query_devices(key, "input")
     except Exception as error:
+        said = f"no input device matches {what} {wanted!r}"
+        if config is not None:
+            said += f" (in {config})"
+        if not str(error).startswith("No input device matching"):  # ambiguous, not an input…
+            said += f" ({error})"
+        if not devices:
+            raise DeviceError(f"{said}, and {NO_DEVICES}") from None
         raise DeviceError(
-            f"no input device matches {what} {wanted!r} ({error}).\n{listing}\n"
-            f"Give {what} an index or a unique part of a name from this list"
+            f"{said}.\n{listing}\nGive {what} an index or a unique part of a name from this list"
         ) from None
     index = int(found["index"])
     return next(

@@ -159,13 +159,15 @@ class WavSource(Source):
         self.path = path
         self.fast = fast
         self.label = str(path)
+        what_to_do = "give a WAV file, or - for 16 kHz mono 16-bit PCM on stdin"
+        if path.is_dir():
+            raise CaptureError(f"{path} is a folder; {what_to_do}")
+        if not path.exists():  # libsndfile would call this "System error."
+            raise CaptureError(f"there is no file {path}; {what_to_do}")
         try:
             info = soundfile.info(str(path))
         except Exception as error:
-            raise CaptureError(
-                f"cannot read {path} as audio ({error}); give a WAV file, or - for 16 kHz "
-                "mono 16-bit PCM on stdin"
-            ) from error
+            raise CaptureError(f"cannot read {path} as audio ({error}); {what_to_do}") from error
         self.rate = int(info.samplerate)
 
     def blocks(self, stop: threading.Event) -> Iterator[np.ndarray]:

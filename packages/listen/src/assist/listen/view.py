@@ -62,7 +62,9 @@ class LiveView(View):
         from rich.live import Live
 
         panel = _Panel(tracks, busy)
-        self._live = Live(panel, console=self._console, refresh_per_second=REFRESH_PER_S)
+        self._live = Live(
+            panel, console=self._console, refresh_per_second=REFRESH_PER_S, transient=True
+        )  # gone at the end: it would go on saying "listening"
         self._live.start()
 
     def line(self, line: RawLine) -> None:
@@ -106,6 +108,11 @@ def meter(level: float) -> str:
     db = 20 * math.log10(level) if level > 0 else FLOOR_DB
     filled = round(METER_WIDTH * (max(FLOOR_DB, min(0.0, db)) - FLOOR_DB) / -FLOOR_DB)
     return "[" + "#" * filled + " " * (METER_WIDTH - filled) + f"] {max(db, FLOOR_DB):5.0f} dB"
+
+
+def ended(session: str, lines: int) -> str:
+    """The last note: which session ended and how many lines it wrote."""
+    return f"ended {session}: {lines} {'line' if lines == 1 else 'lines'} written"
 
 
 def make_view(quiet: bool) -> View:

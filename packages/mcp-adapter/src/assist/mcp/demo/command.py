@@ -1,8 +1,9 @@
 """`assist demo`: a whole meeting, end to end on real parts, with no account and no download.
 
-One command runs the sample meeting (`run.run_meeting`: replay with echoes, `assist mcp`, an
-agent over the official MCP client, a real offline voice) and sums up what happened
-(`summary`). The default agent is a scripted stand-in for the user's model (`policy`,
+One command runs the sample meeting (`run.run_meeting`: spoken into a room that `assist
+listen` hears, `assist.listen.air`, or with `--text` the transcript replayed with echoes;
+`assist mcp`, an agent over the official MCP client, a real offline voice) and sums up what
+happened (`summary`). The default agent is a scripted stand-in for the user's model (`policy`,
 `agent`); `--agent mute` or `--agent chatty` runs a baseline instead, and any other value is
 a command for a real agent, for example Claude Code (the reference's run used Haiku):
 
@@ -76,11 +77,17 @@ AGENT_HELP = (
 def parser() -> argparse.ArgumentParser:
     result = argparse.ArgumentParser(
         prog="assist demo",
-        description="Replay a sample meeting and let an agent take part through assist mcp, "
-        "with a real voice, then sum up what happened. No account, no download.",
+        description="Speak a sample meeting into a room that assist listen hears (or, with "
+        "--text, replay its transcript) and let an agent take part through assist mcp, with a "
+        "real voice, then sum up what happened. No account, no download.",
     )
     result.add_argument(
-        "--speed", type=float, default=1.0, help="replay the meeting this many times faster"
+        "--speed",
+        type=float,
+        default=1.0,
+        help="run the meeting this many times faster: with --text its whole clock; through "
+        "the air only the silences between lines (speech, the end of turn, recognition and "
+        "the voice keep real time, and the room still leaves the assistant its time to answer)",
     )
     result.add_argument(
         "--play",

@@ -1,7 +1,9 @@
 """One scripted meeting run end to end on real parts: what `assist demo` and `assist eval` share.
 
 A run sets up a throwaway sessions root and config (assistant on), replays the meeting into it
-with the echo feeder (`assist replay --echo --after-join --events`), starts `assist mcp` as a
+with the echo feeder (`assist replay --echo --after-join --events`), or, with a `room`, speaks
+it into that room for `assist listen` to record (`python -m assist.listen.air --events`, whose
+events are the replay's and more), starts `assist mcp` as a
 subprocess and lets an agent drive it: one of the built-in agents (`agent.BUILT_IN_AGENTS`: the
 scripted stand-in and the two baselines) through the official MCP client, or an external
 command given an MCP config for the server. Speech is rendered offline by the chosen engine

@@ -25,6 +25,7 @@ import json
 import math
 import os
 import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -81,9 +82,19 @@ def parser() -> argparse.ArgumentParser:
     result.add_argument(
         "--agent", metavar="CMD", action="append", help=AGENT_HELP + "; repeat it to compare agents"
     )
-    result.add_argument("--runs", type=int, default=1, help="run everything N times (spread)")
     result.add_argument(
-        "--speed", type=float, default=1.0, help="replay the meetings this many times faster"
+        "--runs",
+        type=int,
+        default=1,
+        metavar="N",
+        help="run everything N times, for the spread (default 1)",
+    )
+    result.add_argument(
+        "--speed",
+        type=float,
+        default=1.0,
+        metavar="X",
+        help="replay the meetings X times faster (default 1)",
     )
     result.add_argument("--report", type=Path, metavar="DIR", help="write HTML pages here")
     result.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -118,6 +129,16 @@ def eval_command(argv: list[str]) -> int:
     except (MeetingError, NoVoice) as error:
         progress.print(f"assist eval: {error}", style="red")
         return 2
+    if args.report is not None:
+        try:  # now, so that a bad folder loses no run
+            args.report.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            progress.print(
+                f"assist eval: cannot write the report into {args.report}: {error}; give "
+                "--report a folder that can be made or written",
+                style="red",
+            )
+            return 2
     agents: list[str] = list(dict.fromkeys(args.agent or [DEFAULT_AGENT]))
     workroot = (args.workdir or Path(tempfile.mkdtemp(prefix="assist-eval-"))).resolve()
     started = time.monotonic()
@@ -279,6 +300,30 @@ def _argument_problem(args: argparse.Namespace) -> str | None:
         return f"--speed {args.speed} is not a positive number; try 1, or 8 for a quick look"
     if args.runs < 1:
         return f"--runs {args.runs} is not a positive whole number; try 1 or 3"
+    for agent in args.agent or []:
+        if agent not in BUILT_IN_AGENTS:
+            problem = _command_problem(agent)
+            if problem is not None:
+                return problem
+    return None
+
+
+def _command_problem(agent: str) -> str | None:
+    """Why an external agent's command cannot be started, found before any meeting runs."""
+    try:
+        argv = shlex.split(agent)
+    except ValueError as error:
+        return (
+            f"the agent command {agent} cannot be read ({error}); quote it as a shell would, "
+            "for example --agent 'claude -p \"/mcp__assist__watch\" --mcp-config {mcp_config}'"
+        )
+    if not argv:
+        return f"the agent command is empty; give {', '.join(BUILT_IN_AGENTS)} or a command"
+    if shutil.which(argv[0]) is None:
+        return (
+            f"the agent {argv[0]} is not installed (not on PATH); install it, give its full "
+            f"path, or use a built-in agent: {', '.join(BUILT_IN_AGENTS)}"
+        )
     return None
 
 

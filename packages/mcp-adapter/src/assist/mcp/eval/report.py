@@ -152,7 +152,8 @@ def run_page(
     title = f"assist eval: {agent_label}, run {number}"
     body = [f"<h1>{html.escape(title)}</h1>", _table_html(table)]
     for result in results:
-        body.append(f"<h2>{html.escape(result.title)} <small>({result.meeting})</small></h2>")
+        heading = f"{html.escape(result.title)} <small>({html.escape(result.meeting)})</small>"
+        body.append(f"<h2>{heading}</h2>")
         body.append(f'<div class="timeline">{timeline_svg(result)}</div>')
     return _page(title, "\n".join(body))
 
