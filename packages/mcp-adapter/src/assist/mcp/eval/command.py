@@ -47,9 +47,6 @@ from assist.mcp.replay.meeting_files import BUILT_IN, EVALUATED, Meeting, Meetin
 from rich.console import Console
 from rich.table import Table
 
-PLAIN = {"highlight": False, "markup": False}
-"""Paths, meeting names and agent commands are printed as they are: `[red]` in a file name is
-not a style, and `[/x]` does not end one (rich's markup would hide or refuse them)."""
 TABLE_WIDTH = 150
 """Columns for the table when stdout is not a terminal (a file, a CI log): wide enough that
 no cell wraps."""
@@ -115,10 +112,16 @@ def parser() -> argparse.ArgumentParser:
     return result
 
 
+def _plain_console(**options: Any) -> Console:
+    """A console printing paths, meeting names and agent commands as they are: `[red]` in a file
+    name is not a style, and `[/x]` does not end one (rich's markup would hide or refuse them)."""
+    return Console(highlight=False, markup=False, **options)
+
+
 def eval_command(argv: list[str]) -> int:
     """`assist eval [MEETING…] [--agent CMD] [--runs N] [--speed X] [--report DIR] [--json]`."""
     args = parser().parse_args(argv)
-    progress = Console(stderr=True, soft_wrap=True, **PLAIN)
+    progress = _plain_console(stderr=True, soft_wrap=True)
     problem = _argument_problem(args)
     if problem is not None:
         progress.print(f"assist eval: {problem}", style="red")
@@ -169,7 +172,7 @@ def eval_command(argv: list[str]) -> int:
         sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
     else:
         wide = None if sys.stdout.isatty() else TABLE_WIDTH
-        Console(width=wide, **PLAIN).print(terminal_table(table, settings))
+        _plain_console(width=wide).print(terminal_table(table, settings))
         if args.report is not None:
             progress.print(f"report: {args.report.resolve() / 'index.html'}")
     if args.workdir is None:
