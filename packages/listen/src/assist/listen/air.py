@@ -57,6 +57,7 @@ from assist.listen.room import SPEAKER_TO_MIC_DB, SPEAKER_TO_MIC_S, TURN_GAP_S, 
 from assist.listen.rooms import MixedRoom, Playing, PulseRoom, pulse_problem
 from assist.listen.voiced import RATE_HZ, Voice
 from assist.mcp.replay.meeting_files import BUILT_IN, Meeting, MeetingError, load_meeting
+from assist.mcp.stop_signals import stop_on_signals
 
 ROOMS = ("software", "pulse")
 ECHO_DELAY_S = SPEAKER_TO_MIC_S
@@ -518,8 +519,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"air: {error}", file=sys.stderr)
         return 2
     stop = threading.Event()
-    for number in (signal.SIGTERM, signal.SIGINT):
-        signal.signal(number, lambda *_: stop.set())
+    stop_on_signals(stop)
 
     def report(event: dict[str, Any]) -> None:
         if args.events:
