@@ -38,6 +38,7 @@ from assist.core.lines import RawLine
 from assist.core.settings import Settings
 from assist.core.speech import Refusal, check_question
 from assist.mcp.logs import log
+from assist.mcp.server import waiting
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.store.session_files import SessionRefusal
 
@@ -117,7 +118,7 @@ async def _listen(
             if meeting.conversation is not None:
                 meeting.conversation.turn_handed()  # the agent acts on it, often silently
             return result(results.confirmed(step.answer or NO_ANSWER, heard))
-        await watcher._nap(meeting, min(deadline, now + watcher._pacing.poll_s))
+        await waiting.nap(watcher, meeting, min(deadline, now + watcher._pacing.poll_s))
         if watcher._meeting is not meeting:
             return _after_leaving(meeting, heard)
 

@@ -32,20 +32,19 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import attrs
 import mcp_types as types
 from anyio.abc import TaskGroup
 from assist.core import consent, meeting_log, refusals, results
-from assist.core.batcher import DEFAULT_PACING, Batch, Batcher, Pacing, wait_timeout
+from assist.core.batcher import DEFAULT_PACING, Pacing
 from assist.core.consent import LeaveReason, WatchState
-from assist.core.echo import Said, recent
+from assist.core.echo import Said
 from assist.core.files import LOCK_WAIT_S, RAW_FILE
-from assist.core.gate import Gate, Hold
-from assist.core.lines import RawLine, render
+from assist.core.gate import Gate
+from assist.core.lines import render
 from assist.core.settings import Settings, VoiceSettings
 from assist.core.speech import Refusal, SpeechOk, check_speech
 from assist.mcp.logs import log
-from assist.mcp.server import confirm, conversation
+from assist.mcp.server import confirm, conversation, waiting
 from assist.mcp.server.barge_in import BargeIn, SignalSocket
 from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.held_meeting import HeldMeeting
@@ -68,33 +67,8 @@ LINE_STOP_S = 3.0
 """On leaving, how long a line cut off by `stop` may take to come back. The helper answers a
 stop at once, from its reader thread; one whose line is not back by then hangs (stopped, or
 stuck in an engine) and is killed at once rather than given another 3 s to quit."""
-LOOKS_PER_POLL = 10
-"""Between polls a wait looks at the size of `raw.jsonl` this many times per poll interval and
-polls at once when it grew, so a line that names the assistant comes back in tens of
-milliseconds instead of up to half a second later. A poll is still a whole poll (4.2)."""
-
 VoiceFactory = Callable[[VoiceSettings], Voice]
 LineEnded = Callable[["HeldMeeting"], Awaitable[None]]
-
-
-@attrs.frozen
-class _Off:
-    """A poll found the assistant switched off."""
-
-
-@attrs.frozen
-class _Ended:
-    """A poll found the watched session is no longer the one recording."""
-
-
-@attrs.frozen
-class _Read:
-    """A poll's new lines, the cursor after them, and the settings it read."""
-
-    settings: Settings
-    lines: list[RawLine]
-    next: int
-    tally: meeting_log.Tally
 
 
 class Watcher:
@@ -165,30 +139,8 @@ class Watcher:
         return answer
 
     async def wait_for_transcript(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """3.5: wait for new speech and hand it over as a batch (4.2)."""
-        timeout_s = wait_timeout(arguments.get("timeout_s"))
-        async with self._watching_call():
-            meeting = self._watched()
-            if meeting is None:
-                ended, self._ended = self._ended, None
-                if ended is not None:
-                    return conversation.ended_result(ended, Batch((), 0, False))
-                return refusal(refusals.not_watching())
-            if meeting.waiting:
-                return refusal(refusals.wait_running())
-            if meeting.conversation is not None:
-                meeting.conversation.agent_called()
-            meeting.waiting = True
-            began_at = meeting.cursor
-            try:
-                await self._record_call(meeting)
-                return await self._wait(meeting, timeout_s)
-            except BaseException:
-                if self._meeting is meeting:
-                    meeting.cursor = began_at  # a cancelled wait gives its lines to the next
-                raise
-            finally:
-                meeting.waiting = False
+        """3.5: wait for new speech and hand it over as a batch (4.2, in `waiting`)."""
+        return await waiting.wait_for_transcript(self, arguments)
 
     async def speak(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """3.6: say one line in the room, if the gate and the floor allow it."""
@@ -358,96 +310,6 @@ class Watcher:
             await anyio.to_thread.run_sync(self._floor.release)
             await self._set_state(meeting, "listening")
         return None
-
-    # wait_for_transcript
-
-    async def _wait(self, meeting: HeldMeeting, timeout_s: int) -> types.CallToolResult:
-        batcher = Batcher(
-            started_at=self._clock(),
-            timeout_s=timeout_s,
-            pacing=self._pacing,
-            every_line_addressed=meeting.conversation is not None,
-        )
-        while True:
-            polled = await anyio.to_thread.run_sync(self._poll, meeting)
-            if self._meeting is not meeting:
-                return self._after_leaving(meeting, batcher.so_far())
-            if isinstance(polled, _Off):
-                await self._leave(LeaveReason.SWITCHED_OFF)
-                return self._after_leaving(meeting, batcher.so_far())
-            if isinstance(polled, _Ended):
-                await self._leave(LeaveReason.RECORDING_ENDED)
-                return self._after_leaving(meeting, batcher.so_far())
-            meeting.cursor = polled.next
-            now = self._clock()
-            meeting.utterances = recent(meeting.utterances, now)
-            own_notice = [meeting.notice_said] if meeting.notice_said is not None else []
-            step = batcher.poll(
-                now,
-                polled.lines,
-                name=polled.settings.assistant.name,
-                utterances=[*meeting.utterances, *polled.tally.utterances],
-                notices=[*own_notice, *polled.tally.notices],
-            )
-            if isinstance(step, Batch):
-                return await self._live(meeting, step, polled.settings)
-            await self._nap(meeting, step.at)
-            if self._meeting is not meeting:
-                return self._after_leaving(meeting, batcher.so_far())
-
-    def _poll(self, meeting: HeldMeeting) -> _Off | _Ended | _Read:
-        """One poll's reading (4.2 steps 1-3), in a worker thread."""
-        settings = self.load_settings()
-        if not settings.assistant.enabled:
-            return _Off()
-        if meeting.conversation is not None:
-            if meeting.conversation.why is not None:
-                return _Ended()
-        elif not self._store.is_the_live_session(meeting.id, self._wall()):
-            return _Ended()
-        try:
-            lines, next_line = meeting.reader.read(meeting.cursor)
-        except (SessionRefusal, OSError) as error:
-            log.warning(f"could not read the transcript of {meeting.id} ({error}); trying again")
-            lines, next_line = [], meeting.cursor
-        tally = self._tally(meeting) if lines else meeting_log.Tally()
-        return _Read(settings, lines, next_line, tally)
-
-    async def _nap(self, meeting: HeldMeeting, until: float) -> None:
-        """Sleep until the next poll, waking early when the watch ends or the file grows."""
-        size = _size(meeting.folder / RAW_FILE)
-        look = self._pacing.poll_s / LOOKS_PER_POLL
-        while (remaining := until - self._clock()) > 0:
-            with anyio.move_on_after(min(remaining, look)):
-                await meeting.left.wait()
-                return
-            if _size(meeting.folder / RAW_FILE) != size:
-                return
-
-    async def _live(
-        self, meeting: HeldMeeting, batch: Batch, settings: Settings
-    ) -> types.CallToolResult:
-        await self._catch_up(meeting, settings)
-        talk = meeting.conversation
-        if talk is None:
-            hold = meeting.gate.may_speak(self._clock())
-            return result(results.live(batch, hold, meeting.gate))
-        if batch.lines:
-            talk.turn_handed()
-        speaking = Hold("speaking", refusals.ASSISTANT_SPEAKING) if talk.playing else None
-        return result(results.live(batch, speaking, meeting.gate))
-
-    def _after_leaving(self, meeting: HeldMeeting, batch: Batch) -> types.CallToolResult:
-        """A wait whose watch ended: off or ended with its lines, else the not-watching refusal."""
-        if meeting.left_reason is LeaveReason.CONVERSATION_OVER and meeting.conversation:
-            if self._ended is meeting.conversation:
-                self._ended = None
-            return conversation.ended_result(meeting.conversation, batch)
-        if meeting.left_reason is LeaveReason.SWITCHED_OFF:
-            return result(results.switched_off(batch))
-        if meeting.left_reason is LeaveReason.RECORDING_ENDED:
-            return result(results.recording_ended(batch))
-        return refusal(refusals.not_watching())
 
     # speak
 
@@ -749,10 +611,3 @@ class Watcher:
 def _now() -> datetime:
     """Local time with offset, as every log event's `at` is written (5.2)."""
     return datetime.now().astimezone()
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return -1
