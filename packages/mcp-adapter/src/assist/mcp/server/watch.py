@@ -183,11 +183,6 @@ class Watcher:
         with self._config_lock:
             return self._config.load()
 
-    @property
-    def meeting(self) -> HeldMeeting | None:
-        """The meeting held, if any (for tests and status)."""
-        return self._meeting
-
     # watch_meeting
 
     async def _watch(self, arguments: dict[str, Any]) -> types.CallToolResult:
