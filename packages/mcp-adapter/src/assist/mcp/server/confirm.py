@@ -38,7 +38,7 @@ from assist.core.lines import RawLine
 from assist.core.settings import Settings
 from assist.core.speech import Refusal, check_question
 from assist.mcp.logs import log
-from assist.mcp.server import waiting
+from assist.mcp.server import speaking, waiting
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.store.session_files import SessionRefusal
 
@@ -80,7 +80,7 @@ async def confirm(watcher: Watcher, arguments: dict[str, Any]) -> types.CallTool
 
         try:
             with anyio.CancelScope(shield=True):
-                asked = await watcher._speak(checked, question_ended)
+                asked = await speaking.speak_line(watcher, checked, question_ended)
             if asked.is_error:
                 return refusal(refusals.not_asked(_text(asked)))
             if meeting is None or watcher._meeting is not meeting or not asked_through:

@@ -39,6 +39,7 @@ from assist.core.files import RAW_FILE
 from assist.core.fillers import Fillers
 from assist.core.gate import Gate
 from assist.mcp.logs import log
+from assist.mcp.server import speaking
 from assist.mcp.server.barge_in import BargeIn
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.speech.listener_process import ListenerError, ListenerProcess
@@ -234,12 +235,12 @@ async def _look_after(watcher: Watcher, meeting: Meeting, conversation: Conversa
     if over is not None:
         goodbye = goodbye_text(over.why)
         if goodbye is not None:
-            await watcher._say_own(meeting, goodbye, GOODBYE_EMOTION, kind="goodbye")
+            await speaking.say_own(watcher, meeting, goodbye, GOODBYE_EMOTION, kind="goodbye")
         await _end(watcher, meeting, conversation, over.why, None)
         return
     if filler is not None:
         try:
-            await watcher._say_own(meeting, filler.text, FILLER_EMOTION, kind="filler")
+            await speaking.say_own(watcher, meeting, filler.text, FILLER_EMOTION, kind="filler")
         finally:
             assert conversation.fillers is not None
             with conversation.lock:

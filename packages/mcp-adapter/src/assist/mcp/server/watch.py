@@ -24,10 +24,8 @@ from __future__ import annotations
 import os
 import threading
 import time
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,19 +40,16 @@ from assist.core.files import LOCK_WAIT_S, RAW_FILE
 from assist.core.gate import Gate
 from assist.core.lines import render
 from assist.core.settings import Settings, VoiceSettings
-from assist.core.speech import Refusal, SpeechOk, check_speech
-from assist.mcp.logs import log
-from assist.mcp.server import confirm, conversation, waiting
+from assist.mcp.server import confirm, conversation, speaking, waiting
 from assist.mcp.server.barge_in import BargeIn, SignalSocket
 from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.held_meeting import HeldMeeting
-from assist.mcp.server.playing import play
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.speech.supervisor import QUIT_WITHIN_S, Voice, VoiceFailure
 from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.heartbeat import BEAT_S, Beat, Heartbeat
 from assist.mcp.store.lock import LockBusy, SpeakingLock
-from assist.mcp.store.meeting_log_file import MeetingLogFile
+from assist.mcp.store.meeting_log_file import MeetingLogFile, now
 from assist.mcp.store.session_files import SessionRefusal
 from assist.mcp.store.sessions import SessionStore
 from assist.mcp.store.transcript import TranscriptReader
@@ -68,7 +63,6 @@ LINE_STOP_S = 3.0
 stop at once, from its reader thread; one whose line is not back by then hangs (stopped, or
 stuck in an engine) and is killed at once rather than given another 3 s to quit."""
 VoiceFactory = Callable[[VoiceSettings], Voice]
-LineEnded = Callable[["HeldMeeting"], Awaitable[None]]
 
 
 class Watcher:
@@ -143,14 +137,8 @@ class Watcher:
         return await waiting.wait_for_transcript(self, arguments)
 
     async def speak(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """3.6: say one line in the room, if the gate and the floor allow it."""
-        checked = check_speech(arguments.get("text"), arguments.get("emotion"))
-        if isinstance(checked, Refusal):
-            return refusal(checked.text)
-        async with self._watching_call():
-            with anyio.CancelScope(shield=True):
-                answer = await self._speak(checked)
-        return answer
+        """3.6: say one line in the room, if the gate and the floor allow it (in `speaking`)."""
+        return await speaking.speak(self, arguments)
 
     async def confirm(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`)."""
@@ -262,12 +250,12 @@ class Watcher:
             clock=self._clock,
         )
         meeting.beat.start()
-        await self._append(meeting, meeting_log.joined(_now(), self._pid, meeting.notice))
+        await self._append(meeting, meeting_log.joined(now(), self._pid, meeting.notice))
         failure = await self._say_notice(meeting, settings.voice)
         if failure is None and self._meeting is not meeting:
             return refusals.stopped_during_notice()
         if failure is not None:
-            await self._append(meeting, meeting_log.notice_error(_now(), self._pid, failure))
+            await self._append(meeting, meeting_log.notice_error(now(), self._pid, failure))
             await self._leave(LeaveReason.NOTICE_FAILED)
             return failure
         self._lifecycle = self._lifecycle.notice_spoken()
@@ -289,14 +277,14 @@ class Watcher:
         try:
             await self._set_state(meeting, "speaking")
             meeting.line_done = anyio.Event()
-            self._line_started(meeting)
+            speaking.line_started(meeting)
             try:
                 await anyio.to_thread.run_sync(meeting.voice.say, meeting.notice, NOTICE_EMOTION)
             except VoiceFailure as failure:
                 return ": ".join(failure.chain)
             finally:
                 meeting.line_done.set()
-                self._line_stopped(meeting)
+                speaking.line_stopped(meeting)
             if talk is not None:  # a greeting is tested as an utterance, not as a notice
                 meeting.utterances.append(Said(meeting.notice, self._clock()))
             else:
@@ -305,191 +293,6 @@ class Watcher:
             await anyio.to_thread.run_sync(self._floor.release)
             await self._set_state(meeting, "listening")
         return None
-
-    # speak
-
-    async def _speak(
-        self, line: SpeechOk, on_ended: LineEnded | None = None
-    ) -> types.CallToolResult:
-        settings = await anyio.to_thread.run_sync(self.load_settings)
-        if not settings.assistant.enabled:
-            await self._leave(LeaveReason.SWITCHED_OFF)
-            return refusal(refusals.off_refusal(self._config.ambient))
-        meeting = self._watched()
-        if meeting is None:
-            return refusal(refusals.not_watching())
-        if meeting.conversation is not None:
-            meeting.conversation.agent_called()
-        await self._record_call(meeting)
-        await self._catch_up(meeting, settings)
-        hold = meeting.gate.may_speak(self._clock())
-        if hold is not None:
-            return refusal(refusals.held(hold.text))
-        asked_at = self._clock()
-        queued = False
-        with anyio.move_on_after(LOCK_WAIT_S):
-            await self._speaking.acquire()
-            queued = True
-        if not queued:  # a line of this server kept the floor for the whole wait
-            return refusal(refusals.lock_busy("assistant", self._pid))
-        try:
-            wait = max(0.0, LOCK_WAIT_S - (self._clock() - asked_at))
-            try:
-                await anyio.to_thread.run_sync(self._floor.acquire, "assistant", wait)
-            except LockBusy as busy:
-                return refusal(refusals.lock_busy(busy.who, busy.pid))
-            except OSError as error:
-                return refusal(refusals.floor_unavailable(str(error)))
-            try:
-                await self._catch_up(meeting, settings)
-                hold = meeting.gate.may_speak(self._clock())
-                if hold is not None:
-                    return refusal(refusals.held(hold.text))
-                if self._watched() is not meeting:  # stopped while this call queued
-                    return refusal(refusals.not_watching())
-                return await self._say_line(meeting, line, on_ended)
-            finally:
-                await anyio.to_thread.run_sync(self._floor.release)
-        finally:
-            self._speaking.release()
-
-    async def _say_line(
-        self,
-        meeting: HeldMeeting,
-        line: SpeechOk,
-        on_ended: LineEnded | None = None,
-    ) -> types.CallToolResult:
-        """3.6 steps 9-11: log, count, speak (cut off if switched off), log the outcome.
-
-        `on_ended` runs as soon as the voice is done, before anything is logged (`confirm`
-        marks there where the answer may begin).
-
-        Called with the meeting watched. Until its first await it only changes memory, so a
-        `stop_watching` arriving later finds the line counted (its `left` says so) and waits
-        for `line_done` before it closes the voice.
-        """
-        voice = meeting.voice
-        assert voice is not None
-        utterance = uuid.uuid4().hex
-        meeting.gate.started(self._clock())
-        said = Said(line.text, None)
-        meeting.utterances.append(said)
-        meeting.line_done = anyio.Event()
-        await self._set_state(meeting, "speaking")
-        await self._append(
-            meeting,
-            meeting_log.speaking(_now(), self._pid, utterance, line.text, line.emotion),
-        )
-        handed_at = time.monotonic()
-        talk = meeting.conversation
-        self._line_started(meeting)
-        try:
-            outcome, switched_off = await play(
-                voice,
-                line,
-                left=meeting.left,
-                poll_s=self._pacing.poll_s,
-                load_settings=self.load_settings,
-            )
-        finally:
-            interrupted = self._line_stopped(meeting)
-        if on_ended is not None:
-            await on_ended(meeting)
-        took_ms = round((time.monotonic() - handed_at) * 1000)
-        ended = self._clock()
-        meeting.gate.ended(ended)
-        meeting.utterances = [
-            Said(item.text, ended) if item is said else item for item in meeting.utterances
-        ]
-        meeting.line_done.set()
-        if isinstance(outcome, VoiceFailure):
-            message = ": ".join(outcome.chain)
-            event = meeting_log.voice_error(_now(), self._pid, utterance, line.text, message)
-            await self._append(meeting, event)
-            if switched_off:
-                await self._leave(LeaveReason.SWITCHED_OFF)
-                return refusal(refusals.off_refusal(self._config.ambient))
-            await self._set_state(meeting, "listening")
-            return refusal(refusals.voice_failed(outcome.chain))
-        event = meeting_log.spoke(
-            _now(),
-            self._pid,
-            utterance,
-            line.text,
-            line.emotion,
-            first_audio_ms=outcome.first_audio_ms,
-            audio_s=outcome.audio_s,
-            took_ms=took_ms,
-            cut_off=outcome.cut_off,
-        )
-        await self._append(meeting, event)
-        if switched_off:
-            await self._leave(LeaveReason.SWITCHED_OFF)
-            return refusal(refusals.off_refusal(self._config.ambient))
-        await self._set_state(meeting, "listening")
-        return result(
-            results.spoken(
-                line.text,
-                outcome.audio_s,
-                meeting.gate if talk is None else None,
-                cut_off=outcome.cut_off,
-                interrupted=interrupted and outcome.cut_off,
-            )
-        )
-
-    def _line_started(self, meeting: HeldMeeting) -> None:
-        """A line of the assistant begins: no idle time, and the user may cut it off."""
-        if meeting.conversation is not None:
-            meeting.conversation.assistant_started()
-        if meeting.barge_in is not None:
-            meeting.barge_in.started()
-
-    def _line_stopped(self, meeting: HeldMeeting) -> bool:
-        """The line is over; whether a barge-in cut it."""
-        if meeting.conversation is not None:
-            meeting.conversation.assistant_stopped()
-        return meeting.barge_in.stopped() if meeting.barge_in is not None else False
-
-    async def _say_own(self, meeting: HeldMeeting, text: str, emotion: str, *, kind: str) -> None:
-        """A line of the server's own in a conversation (a filler, the goodbye): said only
-        when no other line holds the floor, logged as `filler`, tested for echoes (13)."""
-        talk = meeting.conversation
-        voice = meeting.voice
-        if talk is None or voice is None or self._meeting is not meeting:
-            return
-        try:
-            self._speaking.acquire_nowait()
-        except anyio.WouldBlock:
-            return  # the agent is speaking: its own words cover the silence
-        try:
-            try:
-                await anyio.to_thread.run_sync(self._floor.acquire, "assistant", 0.5)
-            except (LockBusy, OSError):
-                return
-            try:
-                await self._append(meeting, conversation.filler_event(self._pid, text, kind))
-                said = Said(text, None)
-                meeting.utterances.append(said)
-                meeting.line_done = anyio.Event()
-                await self._set_state(meeting, "speaking")
-                self._line_started(meeting)
-                try:
-                    await anyio.to_thread.run_sync(voice.say, text, emotion)
-                except VoiceFailure as failure:
-                    log.warning(f"the {kind} could not be said: {': '.join(failure.chain)}")
-                finally:
-                    self._line_stopped(meeting)
-                    meeting.line_done.set()
-                    ended = self._clock()
-                    meeting.utterances = [
-                        Said(item.text, ended) if item is said else item
-                        for item in meeting.utterances
-                    ]
-                await self._set_state(meeting, "listening")
-            finally:
-                await anyio.to_thread.run_sync(self._floor.release)
-        finally:
-            self._speaking.release()
 
     # Leaving (3.8) and the bookkeeping every call shares.
 
@@ -510,7 +313,7 @@ class Watcher:
             async with self._leaving:
                 tally = await anyio.to_thread.run_sync(self._tally, meeting)
                 meeting.gate.catch_up(tally.count, tally.last_mono)
-                event = meeting_log.left(_now(), self._pid, reason.why, meeting.gate.spoken)
+                event = meeting_log.left(now(), self._pid, reason.why, meeting.gate.spoken)
                 await self._append(meeting, event)
                 if meeting.signals is not None:
                     await anyio.to_thread.run_sync(meeting.signals.close)
@@ -597,12 +400,7 @@ class Watcher:
 
     def _tally(self, meeting: HeldMeeting) -> meeting_log.Tally:
         text = meeting.log.text()
-        return meeting_log.tally(text, _now(), self._clock(), own_pid=self._pid)
+        return meeting_log.tally(text, now(), self._clock(), own_pid=self._pid)
 
     async def _append(self, meeting: HeldMeeting, event: dict[str, Any]) -> None:
         await anyio.to_thread.run_sync(meeting.log.append, event)
-
-
-def _now() -> datetime:
-    """Local time with offset, as every log event's `at` is written (5.2)."""
-    return datetime.now().astimezone()
