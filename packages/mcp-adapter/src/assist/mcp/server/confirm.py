@@ -38,7 +38,7 @@ from assist.core.lines import RawLine
 from assist.core.settings import Settings
 from assist.core.speech import Refusal, check_question
 from assist.mcp.logs import log
-from assist.mcp.server import speaking, waiting
+from assist.mcp.server import leaving, speaking, waiting
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.store.session_files import SessionRefusal
 
@@ -104,10 +104,10 @@ async def _listen(
         if watcher._meeting is not meeting:
             return _after_leaving(meeting, heard)
         if look == "off":
-            await watcher._leave(LeaveReason.SWITCHED_OFF)
+            await leaving.leave(watcher, LeaveReason.SWITCHED_OFF)
             return _after_leaving(meeting, heard)
         if look == "ended":
-            await watcher._leave(LeaveReason.RECORDING_ENDED)
+            await leaving.leave(watcher, LeaveReason.RECORDING_ENDED)
             return _after_leaving(meeting, heard)
         step = _weigh(watcher, meeting, look, asked_through)
         heard.extend(step.heard)

@@ -24,7 +24,7 @@ from assist.core.echo import Said
 from assist.core.files import LOCK_WAIT_S
 from assist.core.speech import Refusal, SpeechOk, check_speech
 from assist.mcp.logs import log
-from assist.mcp.server import conversation
+from assist.mcp.server import conversation, leaving
 from assist.mcp.server.playing import play
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.speech.supervisor import VoiceFailure
@@ -56,7 +56,7 @@ async def speak_line(
     `LOCK_WAIT_S` in all), the gate again, then `_say_line`."""
     settings = await anyio.to_thread.run_sync(watcher.load_settings)
     if not settings.assistant.enabled:
-        await watcher._leave(LeaveReason.SWITCHED_OFF)
+        await leaving.leave(watcher, LeaveReason.SWITCHED_OFF)
         return refusal(refusals.off_refusal(watcher._config.ambient))
     meeting = watcher._watched()
     if meeting is None:
@@ -151,7 +151,7 @@ async def _say_line(
         event = meeting_log.voice_error(now(), watcher._pid, utterance, line.text, message)
         await watcher._append(meeting, event)
         if switched_off:
-            await watcher._leave(LeaveReason.SWITCHED_OFF)
+            await leaving.leave(watcher, LeaveReason.SWITCHED_OFF)
             return refusal(refusals.off_refusal(watcher._config.ambient))
         await watcher._set_state(meeting, "listening")
         return refusal(refusals.voice_failed(outcome.chain))
@@ -168,7 +168,7 @@ async def _say_line(
     )
     await watcher._append(meeting, event)
     if switched_off:
-        await watcher._leave(LeaveReason.SWITCHED_OFF)
+        await leaving.leave(watcher, LeaveReason.SWITCHED_OFF)
         return refusal(refusals.off_refusal(watcher._config.ambient))
     await watcher._set_state(meeting, "listening")
     return result(

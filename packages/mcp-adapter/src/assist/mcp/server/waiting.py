@@ -25,7 +25,7 @@ from assist.core.gate import Hold
 from assist.core.lines import RawLine
 from assist.core.settings import Settings
 from assist.mcp.logs import log
-from assist.mcp.server import conversation
+from assist.mcp.server import conversation, leaving
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.store.session_files import SessionRefusal
 
@@ -98,10 +98,10 @@ async def _wait(watcher: Watcher, meeting: HeldMeeting, timeout_s: int) -> types
         if watcher._meeting is not meeting:
             return _after_leaving(watcher, meeting, batcher.so_far())
         if isinstance(polled, _Off):
-            await watcher._leave(LeaveReason.SWITCHED_OFF)
+            await leaving.leave(watcher, LeaveReason.SWITCHED_OFF)
             return _after_leaving(watcher, meeting, batcher.so_far())
         if isinstance(polled, _Ended):
-            await watcher._leave(LeaveReason.RECORDING_ENDED)
+            await leaving.leave(watcher, LeaveReason.RECORDING_ENDED)
             return _after_leaving(watcher, meeting, batcher.so_far())
         meeting.cursor = polled.next
         now = watcher._clock()

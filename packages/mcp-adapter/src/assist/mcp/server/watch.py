@@ -7,6 +7,11 @@ This module only reads and writes (files, the lock, the heartbeat, the voice) an
 decisions together. Blocking work (a line being spoken, the lock wait, stopping the helper,
 reading files) runs in worker threads, so the server answers other requests meanwhile (4.4).
 
+The watch holds the state and the bookkeeping every call shares (the heartbeat, the gate's
+catch-up, the log); its steps live beside it: joining here, the wait loop in `waiting`, a
+line's path in `speaking`, the teardown in `leaving`, and the tools it gains in `confirm` and
+`conversation`.
+
 Concurrency, all on one event loop:
 - one wait at a time per watch; a second is refused;
 - `speak` may run while a wait is in flight; two `speak` calls queue for the floor;
@@ -40,12 +45,12 @@ from assist.core.files import LOCK_WAIT_S, RAW_FILE
 from assist.core.gate import Gate
 from assist.core.lines import render
 from assist.core.settings import Settings, VoiceSettings
-from assist.mcp.server import confirm, conversation, speaking, waiting
+from assist.mcp.server import confirm, conversation, leaving, speaking, waiting
 from assist.mcp.server.barge_in import BargeIn, SignalSocket
 from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.held_meeting import HeldMeeting
 from assist.mcp.server.tools import refusal, result
-from assist.mcp.speech.supervisor import QUIT_WITHIN_S, Voice, VoiceFailure
+from assist.mcp.speech.supervisor import Voice, VoiceFailure
 from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.heartbeat import BEAT_S, Beat, Heartbeat
 from assist.mcp.store.lock import LockBusy, SpeakingLock
@@ -58,10 +63,6 @@ RECENT_LINES = 40
 """Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""
 NOTICE_EMOTION = "warm"
 """The consent notice is said warmly (3.4 step 5.7)."""
-LINE_STOP_S = 3.0
-"""On leaving, how long a line cut off by `stop` may take to come back. The helper answers a
-stop at once, from its reader thread; one whose line is not back by then hangs (stopped, or
-stuck in an engine) and is killed at once rather than given another 3 s to quit."""
 VoiceFactory = Callable[[VoiceSettings], Voice]
 
 
@@ -158,13 +159,13 @@ class Watcher:
         if meeting is None:
             return result(results.stopped(None, None))
         # Shielded, so a cancel cannot cut it short; the voice is closed after the answer.
-        await self._leave(LeaveReason.AGENT_STOPPED, voice_later=True)
+        await leaving.leave(self, LeaveReason.AGENT_STOPPED, voice_later=True)
         return result(results.stopped(meeting.id, meeting.gate))
 
     async def shutdown(self) -> None:
         """EOF or a signal: no new watch, and the held one is left (reason: shutting down)."""
         self._closed = True
-        await self._leave(LeaveReason.SHUTDOWN)
+        await leaving.leave(self, LeaveReason.SHUTDOWN)
 
     def load_settings(self) -> Settings:
         """The settings as the file says now (a stat when it has not changed); thread-safe."""
@@ -178,7 +179,7 @@ class Watcher:
         if self._closed:
             return refusal(refusals.shutting_down())
         if not settings.assistant.enabled:
-            await self._leave(LeaveReason.OFF_AT_WATCH)
+            await leaving.leave(self, LeaveReason.OFF_AT_WATCH)
             return refusal(refusals.off_refusal(self._config.ambient))
         asked = arguments.get("session")
         now = self._wall()
@@ -198,7 +199,7 @@ class Watcher:
             return refusal(refusals.transcript_unreadable(asked, str(error)))
         meeting = held
         if meeting is None:
-            await self._leave(LeaveReason.REPLACED)
+            await leaving.leave(self, LeaveReason.REPLACED)
             meeting, failure = await self._join(asked, folder, reader, next_line, settings)
             if failure is not None:
                 return refusal(refusals.notice_failed(failure))
@@ -256,7 +257,7 @@ class Watcher:
             return refusals.stopped_during_notice()
         if failure is not None:
             await self._append(meeting, meeting_log.notice_error(now(), self._pid, failure))
-            await self._leave(LeaveReason.NOTICE_FAILED)
+            await leaving.leave(self, LeaveReason.NOTICE_FAILED)
             return failure
         self._lifecycle = self._lifecycle.notice_spoken()
         return None
@@ -294,65 +295,7 @@ class Watcher:
             await self._set_state(meeting, "listening")
         return None
 
-    # Leaving (3.8) and the bookkeeping every call shares.
-
-    async def _leave(self, reason: LeaveReason, *, voice_later: bool = False) -> None:
-        """The shared teardown: drop the meeting, log `left`, stop the beat, remove the
-        heartbeat if it is ours, cut off and stop the voice. Does nothing when no meeting is
-        held. With `voice_later` (stop_watching, which runs at once, 4.4) the voice is closed
-        after the caller has answered: a helper that hangs mid-line would otherwise hold the
-        answer for as long as it is given to come back."""
-        with anyio.CancelScope(shield=True):
-            meeting = self._meeting
-            if meeting is None:
-                return
-            self._meeting = None
-            self._lifecycle = self._lifecycle.leave(reason)
-            meeting.left_reason = reason
-            meeting.left.set()
-            async with self._leaving:
-                tally = await anyio.to_thread.run_sync(self._tally, meeting)
-                meeting.gate.catch_up(tally.count, tally.last_mono)
-                event = meeting_log.left(now(), self._pid, reason.why, meeting.gate.spoken)
-                await self._append(meeting, event)
-                if meeting.signals is not None:
-                    await anyio.to_thread.run_sync(meeting.signals.close)
-                talk = meeting.conversation
-                if talk is not None and talk.listener is not None:
-                    listener = talk.listener
-                    end = listener.interrupt if reason is LeaveReason.SHUTDOWN else listener.stop
-                    await anyio.to_thread.run_sync(end)
-                if meeting.beat is not None:
-                    await anyio.to_thread.run_sync(meeting.beat.stop)
-                await anyio.to_thread.run_sync(self._heartbeat.remove_if_ours)
-                if meeting.voice is None:
-                    return
-                meeting.voice.stop_line()
-                if voice_later and self._background is not None:
-                    self._voice_closed = anyio.Event()
-                    self._background.start_soon(self._close_voice, meeting, self._voice_closed)
-                    return
-                await self._close_voice(meeting)
-
-    async def _close_voice(self, meeting: HeldMeeting, closed: anyio.Event | None = None) -> None:
-        """Give the cut-off line `LINE_STOP_S` to come back, then stop the helper: politely
-        when the line came back, at once when it did not (the helper hangs)."""
-        with anyio.CancelScope(shield=True):
-            try:
-                voice = meeting.voice
-                if voice is None:
-                    return
-                answered = True
-                if meeting.line_done is not None:
-                    with anyio.move_on_after(LINE_STOP_S):
-                        await meeting.line_done.wait()
-                    answered = meeting.line_done.is_set()
-                quit_within = QUIT_WITHIN_S if answered else 0.0
-                await anyio.to_thread.run_sync(voice.close, quit_within)
-                meeting.voice = None
-            finally:
-                if closed is not None:
-                    closed.set()
+    # The bookkeeping every call shares.
 
     def _watched(self) -> HeldMeeting | None:
         """The meeting being watched (its notice said), else None."""
