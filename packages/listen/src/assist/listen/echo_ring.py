@@ -1,0 +1,101 @@
+"""The played audio, kept by the time it sounds, for the echo canceller (behaviour 14.2).
+
+The voice helper sends each block it plays as a datagram (`assist.core.echo_reference`) to a
+socket the listener binds; a thread puts the block into a ring of REFERENCE_S of 16 kHz samples,
+each slot marked with the absolute sample number (the time it sounds, times 16000) it holds.
+The canceller asks for the reference over the same span as a capture frame: slots whose mark
+is not that sample number (never played, or overwritten) read as silence, so a gap, a late
+or repeated block, or a helper that stopped mid-line leaves silence, never stale audio.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+from pathlib import Path
+
+import numpy as np
+from assist.core.echo_reference import RATE_HZ, decode
+
+REFERENCE_S = 4.0
+"""Reference kept: far more than the device latencies and acoustic path the canceller spans."""
+RECEIVE_BYTES = 65_536
+RECEIVE_LOOK_S = 0.5
+"""How often the reader looks whether it should stop (a datagram wakes it at once)."""
+
+
+class ReferenceRing:
+    """16 kHz int16 reference by absolute sample number; safe across threads."""
+
+    def __init__(self, seconds: float = REFERENCE_S) -> None:
+        size = round(seconds * RATE_HZ)
+        self._samples = np.zeros(size, dtype=np.int16)
+        self._marks = np.full(size, -1, dtype=np.int64)
+        self._lock = threading.Lock()
+        self.last_end: float | None = None
+        """When the latest block received stops sounding (None: nothing played yet)."""
+
+    def add(self, sounds_at: float, samples: np.ndarray) -> None:
+        """A block (int16) whose first sample sounds at `sounds_at` (monotonic seconds)."""
+        samples = samples[-len(self._samples) :]
+        positions = round(sounds_at * RATE_HZ) + np.arange(len(samples), dtype=np.int64)
+        slots = positions % len(self._samples)
+        with self._lock:
+            self._samples[slots] = samples
+            self._marks[slots] = positions
+            end = sounds_at + len(samples) / RATE_HZ
+            self.last_end = end if self.last_end is None else max(self.last_end, end)
+
+    def take(self, start: float, count: int) -> np.ndarray:
+        """The reference (int16) over `count` samples from `start`; silence where none."""
+        positions = round(start * RATE_HZ) + np.arange(count, dtype=np.int64)
+        slots = positions % len(self._samples)
+        with self._lock:
+            held = self._marks[slots] == positions
+            return np.where(held, self._samples[slots], 0).astype(np.int16)
+
+
+class ReferenceSocket:
+    """The listener's end: a datagram socket at `path` whose blocks go into `ring`."""
+
+    def __init__(self, path: Path, ring: ReferenceRing) -> None:
+        self.path = path
+        self.ring = ring
+        self.dropped = 0
+        """Datagrams that did not read as a reference block."""
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(path)  # the server's private path: what is there is a dead listener's
+        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+        try:
+            self._socket.bind(str(path))
+        except OSError:
+            self._socket.close()
+            raise
+        self._socket.settimeout(RECEIVE_LOOK_S)
+        self._closed = threading.Event()
+        self._thread = threading.Thread(target=self._read, name="echo reference", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._closed.set()
+        self._thread.join(RECEIVE_LOOK_S * 2)
+        self._socket.close()
+        with contextlib.suppress(OSError):
+            os.unlink(self.path)
+
+    def _read(self) -> None:
+        while not self._closed.is_set():
+            try:
+                datagram = self._socket.recv(RECEIVE_BYTES)
+            except TimeoutError:
+                continue
+            except OSError:
+                return
+            block = decode(datagram)
+            if block is None:
+                self.dropped += 1
+                continue
+            sounds_at, pcm = block
+            self.ring.add(sounds_at, np.frombuffer(pcm, dtype="<i2"))

@@ -1,0 +1,148 @@
+"""Echo cancellation with the played audio as the reference (behaviour 14.2): the reference
+ring, the capture clock, the socket the helper sends to, and the canceller on Piper speech."""
+
+from __future__ import annotations
+
+import socket
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from assist.core.echo_reference import MAX_SAMPLES, encode
+from assist.listen.capture_clock import WINDOW_S, CaptureClock
+from assist.listen.echo_canceller import EchoCanceller
+from assist.listen.echo_ring import ReferenceRing, ReferenceSocket
+from assist.listen.room import pitched
+from hypothesis import given
+from hypothesis import strategies as st
+
+sys.path.insert(0, str(Path(__file__).parent))
+from echo_mix import erle_db, loud_onsets, mix
+
+LINE = (
+    "Tokyo is nine hours ahead of London, so it is late in the evening there, and most "
+    "people have finished work."
+)
+USER = "Wait, stop, what about the weather?"
+
+
+def test_the_ring_gives_back_each_sample_at_the_time_it_sounds_and_silence_elsewhere() -> None:
+    ring = ReferenceRing(seconds=1.0)
+    ring.add(10.0, np.arange(1, 801, dtype=np.int16))
+    taken = ring.take(10.0 - 0.01, 960)  # 160 samples before the block, then the block
+    assert np.all(taken[:160] == 0)
+    assert np.array_equal(taken[160:], np.arange(1, 801))
+    assert ring.last_end == pytest.approx(10.05)
+    ring.add(11.0, np.full(800, 7, dtype=np.int16))  # a second later: overwrites the slots
+    assert np.all(ring.take(10.0, 800) == 0)  # what was there is gone, never stale audio
+    assert np.all(ring.take(11.0, 800) == 7)
+
+
+@given(
+    st.lists(st.tuples(st.integers(0, 40_000), st.integers(1, 1_000)), min_size=1, max_size=20),
+    st.integers(0, 40_000),
+    st.integers(1, 2_000),
+)
+def test_the_ring_holds_the_latest_block_played_at_each_sample_or_silence(
+    blocks: list[tuple[int, int]], start: int, count: int
+) -> None:
+    size = 16_000
+    ring = ReferenceRing(seconds=1.0)
+    held: dict[int, tuple[int, int]] = {}  # slot: (sample, value) as a plain model
+    for number, (at, length) in enumerate(blocks):
+        ring.add(at / 16_000, np.full(length, number + 1, dtype=np.int16))
+        for sample in range(at, at + length):
+            held[sample % size] = (sample, number + 1)
+    taken = ring.take(start / 16_000, count)
+    expected = []
+    for sample in range(start, start + count):
+        slot = held.get(sample % size)
+        expected.append(slot[1] if slot is not None and slot[0] == sample else 0)
+    assert list(taken) == expected
+
+
+@given(
+    st.lists(st.floats(0, 0.05), min_size=1, max_size=200),
+    st.floats(0, 1000),
+)
+def test_the_capture_clock_is_never_before_the_truth_and_late_only_by_the_least_delay(
+    delays: list[float], offset: float
+) -> None:
+    clock = CaptureClock()
+    assert clock.at(0.0) is None
+    block = 0.032
+    for number, delay in enumerate(delays):
+        captured = (number + 1) * block
+        clock.observe(captured, offset + captured + delay)
+    last = len(delays) * block
+    window = [d for n, d in enumerate(delays) if (n + 1) * block >= last - WINDOW_S]
+    heard = clock.at(last)
+    assert heard is not None
+    assert heard - (offset + last) == pytest.approx(min(window), abs=1e-6)
+
+
+def test_the_socket_takes_reference_blocks_and_drops_whatever_else_arrives(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "ref.sock"
+    path.touch()  # a dead listener's leftover is replaced
+    ring = ReferenceRing()
+    reference = ReferenceSocket(path, ring)
+    sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        block = np.arange(800, dtype="<i2")
+        for bad in (b"", b"junk", encode(5.0, b"\0"), encode(float("nan"), b"\0\0")):
+            sender.sendto(bad, str(path))
+        sender.sendto(encode(5.0, b"\0\0" * (MAX_SAMPLES + 1)), str(path))
+        sender.sendto(encode(5.0, block.tobytes()), str(path))
+        deadline = time.monotonic() + 10
+        while ring.last_end is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert np.array_equal(ring.take(5.0, 800), block)
+        assert reference.dropped == 5
+    finally:
+        sender.close()
+        reference.close()
+    assert not path.exists()
+
+
+def test_with_nothing_played_the_canceller_leaves_frames_untouched() -> None:
+    canceller = EchoCanceller(ReferenceRing())
+    frame = np.random.default_rng(1).uniform(-0.5, 0.5, 512).astype(np.float32)
+    assert canceller.cancel(frame, 100.0) is frame
+    canceller.ring.add(100.0, np.zeros(800, np.int16))
+    assert canceller.active(100.5)
+    assert not canceller.active(100.05 + 0.6)  # the echo's tail is over: frames pass again
+    assert canceller.cancel(frame, 100.7) is frame
+
+
+@pytest.fixture(scope="module")
+def speech() -> tuple[np.ndarray, np.ndarray]:
+    from assist.listen.voiced import Voice
+
+    voice = Voice()
+    try:
+        return voice.say(LINE), pitched(voice.say(USER), 0.93)
+    finally:
+        voice.close()
+
+
+def test_the_lines_own_echo_at_0_db_opens_no_loud_onset_once_cancelled(
+    speech: tuple[np.ndarray, np.ndarray],
+) -> None:
+    line, _ = speech
+    heard = mix(line, delay_s=0.04, gain=1.0)
+    assert loud_onsets(heard.microphone)  # the gate alone would cut the line
+    assert loud_onsets(heard.cancelled, heard.unsettled) == []
+    assert erle_db(heard.microphone, heard.cancelled, skip_s=1.0) > 10  # measured: 22 dB
+
+
+def test_a_user_talking_over_the_cancelled_echo_still_opens_a_loud_onset(
+    speech: tuple[np.ndarray, np.ndarray],
+) -> None:
+    line, user = speech
+    heard = mix(line, delay_s=0.04, gain=1.0, user=user, user_at_s=3.0)
+    onsets = loud_onsets(heard.cancelled, heard.unsettled)
+    assert onsets and all(3.0 <= at < 3.0 + len(user) / 16_000 for at in onsets), onsets
