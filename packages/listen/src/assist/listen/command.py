@@ -68,6 +68,13 @@ def parser() -> argparse.ArgumentParser:
         help="after the session line, write speech onsets and ends to stdout as NDJSON "
         "(for a server that supervises the listener)",
     )
+    result.add_argument(
+        "--echo-reference",
+        type=Path,
+        metavar="SOCKET",
+        help="bind this Unix datagram socket and cancel from the room track the audio the "
+        "voice helper sends to it (a conversation's server passes it)",
+    )
     result.add_argument("--devices", action="store_true", help="list input devices and exit")
     return result
 
@@ -101,6 +108,7 @@ class _Plan:
     rules: Any
     quiet: bool
     events: bool
+    echo_reference: Path | None
 
 
 def _plan(args: argparse.Namespace) -> _Plan:
@@ -120,6 +128,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
     plan.name = args.name
     plan.quiet = args.quiet
     plan.events = args.events
+    plan.echo_reference = args.echo_reference
     end_silence = listen.end_silence_ms if args.end_silence_ms is None else args.end_silence_ms
     low, high = END_SILENCE_RANGE_MS
     if not low <= end_silence <= high:
@@ -158,6 +167,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
 
 
 def _record(plan: _Plan) -> int:
+    from assist.listen.echo_canceller import EchoCanceller
     from assist.listen.onsets import Signals
     from assist.listen.recognition import Recognition, Ticket
     from assist.listen.session_files import RATE_HZ, RawJsonl, TrackFiles, write_session_json
@@ -193,8 +203,18 @@ def _record(plan: _Plan) -> int:
 
     recognition = Recognition(plan.recogniser, written, warn)
     signals = Signals(sys.stdout if plan.events else None, folder / SIGNALS_SOCKET)
+    reference = _echo_reference(plan, warn)
+    canceller = EchoCanceller(reference.ring) if reference is not None else None
     tracks = [
-        Track(name, source, TrackFiles(folder, name, source.rate), recognition, plan.rules, signals)
+        Track(
+            name,
+            source,
+            TrackFiles(folder, name, source.rate),
+            recognition,
+            plan.rules,
+            signals,
+            canceller if name == "room" else None,
+        )
         for name, source in plan.sources.items()
     ]
     print(f"session {folder.name} in {folder}", flush=True)  # once its files are there
@@ -219,6 +239,8 @@ def _record(plan: _Plan) -> int:
             warnings.extend(track.source.warnings)
             if track.error is not None:
                 warnings.append(f"{track.name}: capture failed: {track.error}")
+        if reference is not None:
+            reference.close()
         recognition.drain()
         plan.recogniser.close()
         raw.close()
@@ -243,6 +265,23 @@ def _record(plan: _Plan) -> int:
     if not plan.quiet:
         view.note(ended(folder.name, raw.lines))
     return 0
+
+
+def _echo_reference(plan: _Plan, warn: Any) -> Any:
+    """The reference socket for the room track's canceller, when it captures a device; a
+    socket that cannot be bound costs the cancellation, never the recording."""
+    if plan.echo_reference is None or plan.sources["room"].clock is None:
+        return None
+    from assist.listen.echo_ring import ReferenceRing, ReferenceSocket
+
+    try:
+        return ReferenceSocket(plan.echo_reference, ReferenceRing())
+    except OSError as error:
+        warn(
+            f"room: no echo cancellation: cannot bind {plan.echo_reference} ({error}); the "
+            "assistant's own voice is kept out by the barge-in gate alone"
+        )
+        return None
 
 
 def _run_track(track: Any, stop: threading.Event) -> None:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 import numpy as np
+from assist.listen.capture_clock import CaptureClock
 
 BLOCK_S = 0.032
 """Blocks of about one VAD frame: short enough that a turn's end is seen within a frame."""
@@ -47,6 +48,8 @@ class Source:
 
     rate: int
     label: str
+    clock: CaptureClock | None = None
+    """When each sample was heard, for the echo canceller; None where there is no device."""
 
     def __init__(self) -> None:
         self.warnings: list[str] = []
@@ -73,8 +76,13 @@ class DeviceSource(Source):
         self._gap = 0
         self._finished = threading.Event()
         self._statuses: set[str] = set()
+        self._clock = self.clock = CaptureClock()
+        self._frames = 0
+        self._latency = 0.0
 
     def _callback(self, indata: np.ndarray, frames: int, _time: Any, status: Any) -> None:
+        self._frames += frames
+        self._clock.observe(self._frames / self.rate, time.monotonic() - self._latency)
         if status:
             self._statuses.add(str(status))
         try:
@@ -99,6 +107,7 @@ class DeviceSource(Source):
                 callback=self._callback,
                 finished_callback=self._finished.set,
             )
+            self._latency = float(stream.latency)
             stream.start()
         except Exception as error:  # PortAudio reports every failure as its own error
             raise CaptureError(

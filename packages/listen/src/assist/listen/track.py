@@ -1,7 +1,9 @@
 """One track (`room` or `call`): its source through the VAD and the turn segmenter.
 
 Each block from the source goes to the native WAV as captured, is resampled to 16 kHz
-(soxr, streaming), spooled, and cut into 32 ms frames for the VAD; the segmenter's events
+(soxr, streaming) and cut into 32 ms frames; with an echo canceller (a conversation's
+listener, whose server's voice sends what it plays) each frame loses the assistant's own
+voice first; the frames are spooled and go to the VAD; the segmenter's events
 decide what the recogniser hears: a pause that lasts EARLY_AFTER_MS starts an early
 recognition of the turn so far, a resumption voids it, the end of the turn commits it (or, when
 the frames differ, recognises the turn's own frames). When the source ends, the turn in
@@ -24,6 +26,7 @@ from assist.core.turns import (
     TurnRules,
     TurnSegmenter,
 )
+from assist.listen.echo_canceller import EchoCanceller
 from assist.listen.onsets import LoudOnsets, Signals
 from assist.listen.recognition import Recognition, Ticket
 from assist.listen.session_files import RATE_HZ, TrackFiles
@@ -49,6 +52,7 @@ class Track:
         recognition: Recognition,
         rules: TurnRules,
         signals: Signals | None = None,
+        canceller: EchoCanceller | None = None,
     ) -> None:
         self.name = name
         self.source = source
@@ -67,6 +71,7 @@ class Track:
         self._pending = np.zeros(0, dtype=np.float32)
         self._signals = signals
         self._loud = LoudOnsets(rules) if signals is not None else None
+        self._canceller = canceller if source.clock is not None else None
 
     def run(self, stop: threading.Event) -> None:
         """Capture until the source ends or `stop` is set, then end the turn in progress."""
@@ -82,22 +87,24 @@ class Track:
         except BaseException as error:  # keep what was heard; the command reports it
             self.error = error
         finally:
+            self.files.spool(self._pending)  # less than a frame: never heard by the VAD
+            self._pending = self._pending[:0]
             self._handle(self._segmenter.finish())
             self.in_speech = False
 
     def _take(self, samples: np.ndarray) -> None:
         if not samples.size:
             return
-        self.files.spool(samples)
         pending = np.concatenate((self._pending, samples)) if self._pending.size else samples
         whole = len(pending) - len(pending) % FRAME_SAMPLES
         for offset in range(0, whole, FRAME_SAMPLES):
-            frame = pending[offset : offset + FRAME_SAMPLES]
+            frame = self._cancelled(pending[offset : offset + FRAME_SAMPLES])
+            self.files.spool(frame)
             level = float(np.sqrt(np.mean(np.square(frame))))
             self.level = level
             probability = self._vad.probability(frame)
             if self._loud is not None and self._signals is not None:
-                onset = self._loud.feed(self.frames, probability, level)
+                onset = self._loud.feed(self.frames, probability, self._gated(level))
                 if onset is not None:
                     self._signals.loud(self.name, onset * self.rules.frame_ms, level)
             self._handle(self._segmenter.feed(probability, level))
@@ -105,6 +112,22 @@ class Track:
             self._start_early()
         self._pending = pending[whole:].copy()
         self.files.tick(time.monotonic())
+
+    def _cancelled(self, frame: np.ndarray) -> np.ndarray:
+        """`frame` without the assistant's voice, when a reference is there to cancel with."""
+        clock = self.source.clock
+        if self._canceller is None or clock is None:
+            return frame
+        heard_at = clock.at(self.frames * FRAME_SAMPLES / RATE_HZ)
+        return frame if heard_at is None else self._canceller.cancel(frame, heard_at)
+
+    def _gated(self, level: float) -> float:
+        """The level the barge-in gate sees: none while an unsettled canceller lets the
+        voice's first loud frames through."""
+        canceller = self._canceller
+        if canceller is not None and canceller.playing and not canceller.settled:
+            return 0.0
+        return level
 
     def _handle(self, events: list[Any]) -> None:
         for event in events:
