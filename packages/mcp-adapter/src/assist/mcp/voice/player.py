@@ -12,23 +12,36 @@ device in small blocks and looks for a cut between blocks, so playback halts wit
 After a cut, `play` ignores chunks until `begin` starts the next line, so a chunk the engine
 finishes just after the cut can never sound.
 
+With a reference tee (`reference_tee`, when the server gave a socket for it) every block is
+also sent, just before it is written, to the listener that cancels it from the microphone,
+and between lines the writer feeds the stream IDLE_S blocks of silence, so the device never
+runs dry and restarts, and the times the tee stamps stay on one unbroken timeline.
+
 The silent player (`--no-play`, tests) plays nothing and counts the samples it is given, so
 `done` and `stopped` report the audio generated.
 """
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections import deque
 from typing import Any, Protocol
 
 import numpy as np
+from assist.core.echo_reference import VARIABLE as REFERENCE_VARIABLE
 from assist.mcp.voice.output import log
+from assist.mcp.voice.reference_tee import ReferenceTee
 
 BLOCK_S = 0.05
 """Audio handed to the device per write. A cut halts playback within one block: 50 ms keeps a
 stop well inside the ~100 ms a listener notices, while a block stays long enough that the
 writer loop costs nothing next to the audio."""
+
+IDLE_S = 0.01
+"""Silence written at a time between lines with a reference tee: a line that arrives waits at
+most this long for the writer, on top of the stream's own latency."""
 
 CUT_WAIT_S = 1.0
 """Longest a cut waits for the block being written; a stalled device must not stall the
@@ -109,9 +122,13 @@ class OutputStreamLike(Protocol):
 class SpeakerPlayer:
     """Feeds a started output stream from a queue on its own daemon thread."""
 
-    def __init__(self, stream: OutputStreamLike, sample_rate: int) -> None:
+    def __init__(
+        self, stream: OutputStreamLike, sample_rate: int, tee: ReferenceTee | None = None
+    ) -> None:
         self._stream = stream
+        self._tee = tee
         self._block = max(1, round(sample_rate * BLOCK_S))
+        self._idle = np.zeros(max(1, round(sample_rate * IDLE_S)), dtype=np.float32)
         self._changed = threading.Condition()
         self._chunks: deque[np.ndarray | None] = deque()  # None is the closing sentinel
         self._busy = False  # the writer holds a chunk
@@ -160,6 +177,8 @@ class SpeakerPlayer:
             self._chunks.append(None)
             self._changed.notify_all()
         self._writer.join(CLOSE_WAIT_S)
+        if self._tee is not None:
+            self._tee.close()
         try:
             self._stream.stop()
             self._stream.close()
@@ -178,12 +197,19 @@ class SpeakerPlayer:
     def _write_queued(self) -> None:
         while True:
             with self._changed:
-                self._changed.wait_for(lambda: bool(self._chunks))
-                chunk = self._chunks.popleft()
-                if chunk is None:
-                    return
-                self._busy = True
-                epoch = self._epoch
+                if self._tee is not None and not self._chunks:
+                    queued = None
+                else:
+                    self._changed.wait_for(lambda: bool(self._chunks))
+                    queued = self._chunks.popleft()
+                    if queued is None:
+                        return
+                    self._busy = True
+                    epoch = self._epoch
+            if queued is None:
+                self._keep_running()
+                continue
+            chunk: np.ndarray = queued
             try:
                 self._write(chunk, epoch)
             except Exception as error:  # a device lost mid-line fails that line, not the helper
@@ -195,19 +221,31 @@ class SpeakerPlayer:
                     self._busy = False
                     self._changed.notify_all()
 
+    def _keep_running(self) -> None:
+        """Silence between lines, so the stream's timeline (the tee's stamps) never breaks."""
+        assert self._tee is not None
+        try:
+            self._tee.idle(self._idle, time.monotonic())
+            self._stream.write(self._idle.reshape(-1, 1))
+        except Exception:  # a failing device is reported by the next line that plays
+            time.sleep(IDLE_S)
+
     def _write(self, chunk: np.ndarray, epoch: int) -> None:
         for start in range(0, len(chunk), self._block):
             with self._changed:
                 if self._epoch != epoch:
                     return
             block = chunk[start : start + self._block]
+            if self._tee is not None:
+                self._tee.played(block, time.monotonic())
             self._stream.write(block.reshape(-1, 1))
             with self._changed:
                 self._samples += len(block)
 
 
 def open_speakers(sample_rate: int) -> SpeakerPlayer:
-    """The default output device at `sample_rate`, started; PlayerUnavailable says why not."""
+    """The default output device at `sample_rate`, started, with a reference tee when the
+    server named a socket for it; PlayerUnavailable says why not."""
     try:
         import sounddevice
     except (ImportError, OSError) as error:  # sounddevice raises OSError without PortAudio
@@ -223,4 +261,6 @@ def open_speakers(sample_rate: int) -> SpeakerPlayer:
             f"cannot open an audio output device at {sample_rate} Hz ({error}); connect or "
             "enable a sound output, or run with --no-play"
         ) from error
-    return SpeakerPlayer(stream, sample_rate)
+    path = os.environ.get(REFERENCE_VARIABLE)
+    tee = ReferenceTee(path, sample_rate, float(stream.latency)) if path else None
+    return SpeakerPlayer(stream, sample_rate, tee)
