@@ -52,6 +52,7 @@ from assist.core.protocol import (
     encode,
 )
 from assist.mcp.logs import log
+from assist.mcp.speech.echo_socket import helper_environment
 
 QUIT_WITHIN_S = 3.0
 """Time a helper gets after `quit` to close its player and exit before it is killed."""
@@ -373,7 +374,8 @@ def kill_process(process: subprocess.Popen[bytes]) -> None:
 
 def _spawn(command: list[str]) -> subprocess.Popen[bytes]:
     log.debug(f"starting the voice helper: {shlex.join(command)}")
-    return spawn_in_own_group(command, {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE})
+    options = {"stdin": subprocess.PIPE, "stdout": subprocess.PIPE}
+    return spawn_in_own_group(command, options | {"env": helper_environment(dict(os.environ))})
 
 
 def spawn_in_own_group(command: list[str], options: dict[str, Any]) -> subprocess.Popen[bytes]:

@@ -9,6 +9,9 @@ a reader thread hands each to `on_event` at once, so a barge-in waits on no poll
 read by a second thread that passes every line on to the server's stderr and keeps the last
 ones, which are the listener's reason when it fails (no microphone, no recogniser).
 
+On a microphone it is given this server's echo reference socket (`echo_socket`), so it
+cancels the voice helper's playing from what it hears before the barge-in gate.
+
 It is captured once its session line has come and the session's native WAV exists (the
 recorder writes it from the first block captured). It ends cleanly on `stop`: a `STOP` file in
 its session folder (12.2), then SIGINT, then the group is killed. It has crashed when its
@@ -39,6 +42,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from assist.mcp.logs import log
+from assist.mcp.speech.echo_socket import echo_socket
 from assist.mcp.speech.helper_process import (
     describe_exit,
     has_exited,
@@ -99,6 +103,8 @@ class ListenerProcess:
         arguments = ["--into", str(root), "--name", SESSION_NAME, "--quiet", "--events"]
         arguments += ["--end-silence-ms", str(end_silence_ms)]
         stdin: Any = subprocess.DEVNULL
+        if not source:  # a microphone: what the voice plays comes back through it (14.2)
+            arguments += ["--echo-reference", str(echo_socket())]
         if source:
             arguments += ["--from", "-"]
             try:
