@@ -124,6 +124,23 @@ async def test_a_line_with_a_no_word_answers_no_even_with_a_yes_in_it(
         await server.call_tool("stop_watching", {})
 
 
+async def test_not_sure_does_not_answer_yes_and_confirm_listens_on_for_a_clear_answer(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    await joined(server)
+    try:
+        got = await ask_and_answer(server, meeting, "I'm not sure, that isn't correct.", "No.")
+        assert got == {
+            "answer": "no",
+            "heard": [
+                "[00:00] someone in the room: I'm not sure, that isn't correct.",
+                "[00:02] someone in the room: No.",
+            ],
+        }
+    finally:
+        await server.call_tool("stop_watching", {})
+
+
 async def test_the_lines_heard_are_consumed_and_the_next_wait_starts_after_the_answer(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
