@@ -202,7 +202,7 @@ def _record(plan: _Plan) -> int:
         view.note(text)
 
     recognition = Recognition(plan.recogniser, written, warn)
-    signals = Signals(sys.stdout if plan.events else None, folder / SIGNALS_SOCKET)
+    signals = Signals(sys.stdout if plan.events else None, folder / SIGNALS_SOCKET, warn)
     reference = _echo_reference(plan, warn)
     canceller = EchoCanceller(reference.ring) if reference is not None else None
     tracks = [
