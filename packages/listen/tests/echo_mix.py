@@ -61,7 +61,8 @@ def mix(
     noise = np.random.default_rng(3).standard_normal(length).astype(np.float32)
     microphone += noise * 10 ** (NOISE_DB / 20)
     canceller = canceller or EchoCanceller(ReferenceRing())
-    played = np.round(np.clip(line, -1, 1) * 32767).astype(np.int16)
+    played = np.zeros(length + AHEAD, np.int16)  # then silence, as the helper sends it
+    played[: len(line)] = np.round(np.clip(line, -1, 1) * 32767).astype(np.int16)[:length]
     cancelled = np.zeros(length, np.float32)
     unsettled = []
     sent = 0

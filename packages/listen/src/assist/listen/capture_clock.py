@@ -2,11 +2,13 @@
 
 The echo canceller lines the capture up with the played audio by time, so the capture needs
 the moment of each sample on the clock the voice helper stamps its blocks with. A capture
-callback runs some time after its block was complete: a block of `frames` ending at sample
-`n` was heard no later than `now - input latency`, and later only by how long the callback
-waited to run. So the clock keeps the earliest offset (heard time minus sample time) seen
-over the last WINDOW_S: scheduling delays only ever add to it, and the window lets it follow
-the sound card's clock drifting from the machine's.
+callback runs some time after its block was complete: a block ending at sample `n` was heard
+no later than `now - input latency`, and later only by how long the callback waited to run.
+So the clock takes the earliest offset (heard time minus sample time) over the first
+FIXED_AFTER_S of the capture, when scheduling delays only ever add to it, and from then on
+counts samples: every later change of the offset moved all stamps by a few milliseconds,
+which undid what the canceller had learnt. A sound card's clock drifting from the machine's
+is followed by the canceller's own lag, checked every second of the voice.
 
 Pure: time passed in.
 """
@@ -14,11 +16,10 @@ Pure: time passed in.
 from __future__ import annotations
 
 import threading
-from collections import deque
 
-WINDOW_S = 10.0
-"""Blocks the earliest offset is taken over: enough for a callback that ran on time, short
-enough that a drift of 100 ppm moves it by 1 ms."""
+FIXED_AFTER_S = 2.0
+"""Capture over which the earliest offset is taken: some 60 callbacks, of which some ran on
+time, and over before a conversation's greeting has ended."""
 
 
 class CaptureClock:
@@ -26,25 +27,17 @@ class CaptureClock:
     callback observes, the track's thread asks."""
 
     def __init__(self) -> None:
-        self._offsets: deque[tuple[float, float]] = deque()  # (capture seconds, offset)
+        self._offset: float | None = None
         self._lock = threading.Lock()
 
     def observe(self, captured_s: float, heard_at: float) -> None:
         """The sample `captured_s` into the capture was heard no later than `heard_at`."""
         offset = heard_at - captured_s
         with self._lock:
-            self._keep(captured_s, offset)
-
-    def _keep(self, captured_s: float, offset: float) -> None:
-        while self._offsets and self._offsets[-1][1] >= offset:
-            self._offsets.pop()  # a later, smaller offset makes the earlier one moot
-        self._offsets.append((captured_s, offset))
-        while self._offsets[0][0] < captured_s - WINDOW_S:
-            self._offsets.popleft()
+            if self._offset is None or (offset < self._offset and captured_s <= FIXED_AFTER_S):
+                self._offset = offset
 
     def at(self, captured_s: float) -> float | None:
         """When the sample `captured_s` into the capture was heard (None: no block yet)."""
         with self._lock:
-            if not self._offsets:
-                return None
-            return captured_s + self._offsets[0][1]
+            return None if self._offset is None else captured_s + self._offset

@@ -8,16 +8,20 @@ through speexdsp's echo canceller (`pyaec`) with the reference over the same spa
 stamps rest on can be off by more than the filter spans) and taken LEAD_S ahead, so an echo
 that arrives a little sooner still lies inside the filter. The lag is found from the first
 second of the voice heard, and checked again on every further second while it plays (a
-restarted helper opens a new output stream, with latencies of its own). Speex's preprocessor (residual echo suppression) stays off: it
-took the user's own loud frames apart while the voice played, and the user talking over the
-line is what barge-in is for. The cancelled frame is what the VAD, the loud-onset gate, the
-turn segmenter and the recogniser get. When nothing has played for a while, frames pass
-untouched: the path is then exactly the one without a reference.
+restarted helper opens a new output stream, with latencies of its own); when the helper's
+device ran dry and started again (a new timeline), it is looked for afresh.
+
+Speex's preprocessor (residual echo suppression) stays off: it took the user's own loud
+frames apart while the voice played, and the user talking over the line is what barge-in is
+for. The cancelled frame is what the VAD, the loud-onset gate, the turn segmenter and the
+recogniser get. When nothing has played for a while, frames pass untouched: the path is then
+exactly the one without a reference.
 
 One canceller lives as long as the listener, so the filter it learnt on one line holds for
-the next. Until the lag is known and the filter has then heard SETTLE_S of the voice, the
-voice comes through, so until then a loud onset while the voice plays is not taken for the
-user's.
+the next. Until the lag is known and the filter has shown it takes the voice out (SETTLED_DB
+over SETTLE_S of it), the voice comes through, so until then a loud onset while the voice
+plays is not taken for the user's. Once shown, that holds until the lag changes: while the
+user talks over the line the cancellation looks poor, and that is when barge-in must work.
 """
 
 from __future__ import annotations
@@ -31,20 +35,36 @@ FRAME_SAMPLES = 128
 """8 ms per call, a quarter of the listener's frame: speex adapts per frame, and on Piper
 speech at 0 dB 128 samples cancelled 22 dB over echo delays of 0-60 ms where 256 cancelled
 15-20 dB (benchmarks/echo.py)."""
-FILTER_S = 0.1
-"""The echo path the filter spans (1600 taps): with LEAD_S, an echo from 20 ms before the
-stamps to 80 ms after them. Longer filters converge slower and cancel less."""
-LEAD_S = 0.02
-"""The reference is taken this much ahead of the capture frame, so the echo is still caught
-when it reaches the microphone up to LEAD_S sooner than the stamps say."""
+FILTER_S = 0.064
+"""The echo path the filter spans (1024 taps) once the lag is taken out: with LEAD_S, from
+16 ms before the lag to 48 ms after it (a room's early reflections). Longer filters learn
+slower: in the PulseAudio room 100 ms cancelled 30 dB, 64 ms 32 dB (benchmarks/echo.py)."""
+LEAD_S = 0.016
+"""The reference is taken this much ahead of where the lag puts it, so an echo a little
+sooner than the lag found (its error, a jitter of the stamps) is still inside the filter."""
 LAG_FROM_S = 1.0
 """Microphone audio, heard while the voice plays, that each look for the lag correlates."""
-LAG_CHANGE_S = 0.008
-"""A lag found this far from the one in use replaces it (closer: kept, so jitter in the
-estimate never throws away a converged filter)."""
+LAG_NUDGE_S = 0.0005
+"""A lag found this far or more from the one in use replaces it (closer: jitter of the estimate,
+kept): through PulseAudio the lag held to the sample while the timeline did, and a filter
+learnt at one lag cancelled 6 dB instead of 30 once the echo had moved by 3.6 ms."""
+LAG_JUMP_S = 0.001
+"""A change of the lag this large means the filter's taps no longer fit (a 3.6 ms move cost
+24 dB): it must show again that it takes the voice out before a loud onset is trusted."""
+WAIT_S = 0.15
+"""Longest a frame waits for reference still to come: the helper hands the device its blocks
+ahead of their time, but a starved writer thread can fall behind the capture."""
+LIVE_S = 1.0
+"""Reference that ended longer ago than this before a frame is not coming: the helper
+stopped, so the frame does not wait."""
 SETTLE_S = 1.0
-"""Played speech the filter needs before its output can be trusted: on Piper speech at 0 dB
-the residual stayed under the barge-in gate from 0.6-0.75 s on (benchmarks/echo.py)."""
+"""Played speech over which the filter must show SETTLED_DB before its output is trusted:
+half a second of 15 dB came too soon, with the filter still learning (a reply then cut
+itself off in the PulseAudio room)."""
+SETTLED_DB = 20.0
+"""How much quieter the voice must come out: at 0 dB a Piper line peaks at RMS 0.3-0.37, so
+20 dB leaves it near 0.035, under the barge-in gate's 0.05; in the PulseAudio room the filter
+reached 24-36 dB within 2 s of speech (benchmarks/echo.py)."""
 SOUND_LEVEL = 0.003
 """A reference frame at or above this RMS (-50 dBFS) is sound the filter learns from."""
 HOLD_S = 0.5
@@ -60,9 +80,11 @@ class EchoCanceller:
 
         self.ring = ring
         self._aec = Aec(FRAME_SAMPLES, round(FILTER_S * RATE_HZ), RATE_HZ, False)
-        self._learnt_s = 0.0
+        self._learning = [0.0, 0.0, 0.0]  # seconds, energy in, energy out, of played sound
+        self._settled = False
         self._heard: list[np.ndarray] = []
         self._heard_from = 0.0
+        self._timeline = 0
         self.lag: float | None = None
         """Seconds the echo comes after its stamps (negative: before); None until found."""
         self.playing = False
@@ -70,12 +92,12 @@ class EchoCanceller:
 
     @property
     def settled(self) -> bool:
-        """Whether the filter has heard enough of the voice to have learnt the room."""
-        return self.lag is not None and self._learnt_s >= SETTLE_S
+        """Whether the filter has shown it takes the voice out, since the lag last changed."""
+        return self._settled
 
     def active(self, at: float) -> bool:
-        """Whether audio played recently enough, at `at`, for its echo to be heard."""
-        last = self.ring.last_end
+        """Whether the voice sounded recently enough, at `at`, for its echo to be heard."""
+        last = self.ring.last_sound
         return last is not None and at <= last + HOLD_S
 
     def cancel(self, frame: np.ndarray, at: float) -> np.ndarray:
@@ -84,20 +106,42 @@ class EchoCanceller:
         if not self.playing:
             self._heard = []
             return frame
+        if self.ring.timeline != self._timeline:  # the stamps started afresh
+            self._timeline, self.lag, self._settled, self._heard = (
+                self.ring.timeline,
+                None,
+                False,
+                [],
+            )
         self._look_for_lag(frame, at)
         if self.lag is None:
             return frame
         microphone = np.round(np.clip(frame, -1.0, 1.0) * 32767).astype(np.int16)
-        reference = self.ring.take(at - self.lag + LEAD_S, len(frame))
-        if np.sqrt(np.mean(np.square(reference / 32768.0))) >= SOUND_LEVEL:
-            self._learnt_s += len(frame) / RATE_HZ
+        start = at - self.lag + LEAD_S
+        last = self.ring.last_end
+        if last is not None and last >= start - LIVE_S:
+            self.ring.wait_for(start + len(frame) / RATE_HZ, WAIT_S)
+        reference = self.ring.take(start, len(frame))
         out = np.empty(len(frame), dtype=np.int16)
         whole = len(frame) - len(frame) % FRAME_SAMPLES
         for start in range(0, whole, FRAME_SAMPLES):
             part = slice(start, start + FRAME_SAMPLES)
             out[part] = self._aec.cancel_echo(microphone[part], reference[part])
         out[whole:] = microphone[whole:]
-        return out.astype(np.float32) / 32767.0
+        cancelled = out.astype(np.float32) / 32767.0
+        if not self._settled and np.sqrt(np.mean(np.square(reference / 32768.0))) >= SOUND_LEVEL:
+            self._learn(frame, cancelled)
+        return cancelled
+
+    def _learn(self, frame: np.ndarray, cancelled: np.ndarray) -> None:
+        """Settle once SETTLE_S of played sound came out SETTLED_DB quieter."""
+        learning = self._learning
+        learning[0] += len(frame) / RATE_HZ
+        learning[1] += float(np.sum(np.square(frame, dtype=np.float64)))
+        learning[2] += float(np.sum(np.square(cancelled, dtype=np.float64)))
+        if learning[0] >= SETTLE_S:
+            self._settled = learning[1] >= learning[2] * 10 ** (SETTLED_DB / 10)
+            self._learning = [0.0, 0.0, 0.0]
 
     def _look_for_lag(self, frame: np.ndarray, at: float) -> None:
         """Gather LAG_FROM_S of the microphone, then correlate it with the reference."""
@@ -112,6 +156,9 @@ class EchoCanceller:
         reach = round(MAX_LAG_S * RATE_HZ)
         reference = self.ring.take(self._heard_from - MAX_LAG_S, heard + 2 * reach)
         lag = echo_lag(microphone, reference, RATE_HZ)
-        if lag is not None and (self.lag is None or abs(lag - self.lag) > LAG_CHANGE_S):
-            self.lag = lag
-            self._learnt_s = 0.0
+        if lag is None or (self.lag is not None and abs(lag - self.lag) < LAG_NUDGE_S):
+            return
+        if self.lag is None or abs(lag - self.lag) >= LAG_JUMP_S:
+            self._settled = False
+            self._learning = [0.0, 0.0, 0.0]
+        self.lag = lag

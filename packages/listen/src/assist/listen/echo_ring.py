@@ -3,9 +3,11 @@
 The voice helper sends each block it plays as a datagram (`assist.core.echo_reference`) to a
 socket the listener binds; a thread puts the block into a ring of REFERENCE_S of 16 kHz samples,
 each slot marked with the absolute sample number (the time it sounds, times 16000) it holds.
-The canceller asks for the reference over the same span as a capture frame: slots whose mark
-is not that sample number (never played, or overwritten) read as silence, so a gap, a late
-or repeated block, or a helper that stopped mid-line leaves silence, never stale audio.
+The helper sends silence between lines too, so the reference is whole up to `last_end`: the
+canceller waits a little for a span still to come rather than take it for silence. It asks
+for the reference over the same span as a capture frame: slots whose mark is not that sample
+number (never played, or overwritten) read as silence, so a gap, a late or repeated block, or
+a helper that stopped mid-line leaves silence, never stale audio.
 """
 
 from __future__ import annotations
@@ -34,10 +36,15 @@ class ReferenceRing:
         self._samples = np.zeros(size, dtype=np.int16)
         self._marks = np.full(size, -1, dtype=np.int64)
         self._lock = threading.Lock()
+        self._arrived = threading.Condition(self._lock)
         self.last_end: float | None = None
         """When the latest block received stops sounding (None: nothing played yet)."""
+        self.last_sound: float | None = None
+        """When the latest block that was not silence stops sounding."""
+        self.timeline = 0
+        """The timeline of the latest block received (`assist.core.echo_reference`)."""
 
-    def add(self, sounds_at: float, samples: np.ndarray) -> None:
+    def add(self, sounds_at: float, samples: np.ndarray, timeline: int = 0) -> None:
         """A block (int16) whose first sample sounds at `sounds_at` (monotonic seconds)."""
         samples = samples[-len(self._samples) :]
         positions = round(sounds_at * RATE_HZ) + np.arange(len(samples), dtype=np.int64)
@@ -45,8 +52,19 @@ class ReferenceRing:
         with self._lock:
             self._samples[slots] = samples
             self._marks[slots] = positions
+            self.timeline = timeline
             end = sounds_at + len(samples) / RATE_HZ
             self.last_end = end if self.last_end is None else max(self.last_end, end)
+            if np.any(samples):
+                self.last_sound = end if self.last_sound is None else max(self.last_sound, end)
+            self._arrived.notify_all()
+
+    def wait_for(self, until: float, within: float) -> bool:
+        """Wait up to `within` seconds for reference up to `until`; whether it is there."""
+        with self._arrived:
+            return self._arrived.wait_for(
+                lambda: self.last_end is not None and self.last_end >= until, within
+            )
 
     def take(self, start: float, count: int) -> np.ndarray:
         """The reference (int16) over `count` samples from `start`; silence where none."""
@@ -97,5 +115,5 @@ class ReferenceSocket:
             if block is None:
                 self.dropped += 1
                 continue
-            sounds_at, pcm = block
-            self.ring.add(sounds_at, np.frombuffer(pcm, dtype="<i2"))
+            sounds_at, timeline, pcm = block
+            self.ring.add(sounds_at, np.frombuffer(pcm, dtype="<i2"), timeline)
