@@ -225,8 +225,9 @@ class SpeakerPlayer:
         """Silence between lines, so the stream's timeline (the tee's stamps) never breaks."""
         assert self._tee is not None
         try:
-            self._tee.idle(self._idle, time.monotonic())
-            self._stream.write(self._idle.reshape(-1, 1))
+            self._tee.played(self._idle, time.monotonic())
+            if self._stream.write(self._idle.reshape(-1, 1)):
+                self._tee.ran_dry()
         except Exception:  # a failing device is reported by the next line that plays
             time.sleep(IDLE_S)
 
@@ -238,7 +239,8 @@ class SpeakerPlayer:
             block = chunk[start : start + self._block]
             if self._tee is not None:
                 self._tee.played(block, time.monotonic())
-            self._stream.write(block.reshape(-1, 1))
+            if self._stream.write(block.reshape(-1, 1)) and self._tee is not None:
+                self._tee.ran_dry()  # the write returns whether the device underflowed
             with self._changed:
                 self._samples += len(block)
 

@@ -3,11 +3,14 @@
 A conversation's server gives its voice helper a socket path (`ASSIST_ECHO_REFERENCE`) that
 its listener binds. Before each block goes to the output stream, the tee resamples it to
 16 kHz (soxr, streaming, QUALITY) and sends it as one datagram (`assist.core.echo_reference`)
-stamped with the monotonic time it will sound: right after the block before it, or, after a gap in
-playback, now plus the stream's output latency. Such a fresh start lands a few milliseconds
+stamped with the monotonic time it will sound: right after the block before it, or, when the device
+ran dry (its write said it underflowed, or nothing was played for GAP_S), now plus the
+stream's output latency. Such a fresh start lands a few milliseconds
 off the last one (through PulseAudio up to 6 ms from line to line, enough to undo what the
 canceller's filter had learnt), so the player keeps its stream fed with silence between lines
-and tells the tee (`idle`): the timeline then never breaks while the helper lives. A send
+and that silence goes through the tee too: the timeline then never breaks while the device
+does not run dry, and the listener holds the reference for every moment up to what was last
+handed to the device, so a reference not there yet is one still to come. A send
 that finds no listener costs one failed system call; nothing the tee does can fail the line
 being played.
 """
@@ -25,9 +28,11 @@ QUALITY = "QQ"
 """soxr's quick cubic resampler: its output keeps pace with each block, where the filtering
 qualities hold back up to 100 ms and let it out in bursts, later than the canceller needs the
 reference. An echo canceller does without their stopband."""
-GAP_S = 0.03
-"""A block due this much after the previous one ends follows a gap in playback (the device
-ran dry): its stamp starts afresh from the output latency."""
+SEND_S = 0.05
+"""Silence gathered into one datagram: as long as a block of sound."""
+GAP_S = 0.25
+"""A block due this much after the previous one ends follows a gap in playback even if the
+device did not say it ran dry: its stamp starts afresh from the output latency."""
 
 
 class ReferenceTee:
@@ -44,31 +49,43 @@ class ReferenceTee:
         self._end = float("-inf")  # when the last block stops sounding
         self._resample: Any = None  # made with the first block
         self._at = 0.0
+        self._timeline = 0
+        self._pending: list[np.ndarray] = []  # silence not sent yet, from `_pending_at`
+        self._pending_at = 0.0
+        self._pending_timeline = 0
 
     def played(self, block: np.ndarray, now: float) -> None:
-        """`block` (float32 at the player's rate) is handed to the device at `now`."""
-        self._send(self._advance(block, now))
-
-    def idle(self, block: np.ndarray, now: float) -> None:
-        """Silence handed to the device between lines: the timeline goes on, and only the
-        last line's tail, still coming out of the resampler, is sent (the listener's
-        canceller rests while nothing sounds)."""
+        """`block` (float32 at the player's rate) is handed to the device at `now`. Sound
+        goes at once; silence waits until SEND_S of it has gathered, since a Unix socket
+        queues only a few datagrams (10 on Linux) for a listener that falls behind."""
         samples = self._advance(block, now)
-        if np.any(np.abs(samples) >= 0.5 / 32767):  # what rounds to silence is not sent
-            self._send(samples)
+        if self._pending and self._pending_timeline != self._timeline:
+            self._flush()  # the silence before the device ran dry, on its own timeline
+        if not self._pending:
+            self._pending_at, self._pending_timeline = self._at, self._timeline
+        self._pending.append(samples)
+        if np.any(block) or sum(len(part) for part in self._pending) >= SEND_S * RATE_HZ:
+            self._flush()
 
-    def _send(self, samples: np.ndarray) -> None:
+    def ran_dry(self) -> None:
+        """The device reported an underflow: the next block starts a fresh timeline."""
+        self._end = float("-inf")
+
+    def _flush(self) -> None:
+        samples = np.concatenate(self._pending) if self._pending else np.zeros(0, np.float32)
+        self._pending = []
         if not len(samples):
             return
         pcm = np.round(np.clip(samples, -1.0, 1.0) * 32767).astype("<i2").tobytes()
         with contextlib.suppress(OSError):  # no listener, or its queue is full
-            self._socket.sendto(encode(self._at, pcm), self._path)
+            self._socket.sendto(encode(self._pending_at, self._pending_timeline, pcm), self._path)
 
     def _advance(self, block: np.ndarray, now: float) -> np.ndarray:
         """The block at 16 kHz; `_at` is when its first sample sounds."""
         due = now + self._latency
         if due > self._end + GAP_S:
             self._start, self._sent, self._resample = due, 0, self._resampler()
+            self._timeline += 1
         self._end = max(due, self._end) + len(block) / self._rate
         samples: np.ndarray = self._resample(block.astype(np.float32))
         self._at = self._start + self._sent / RATE_HZ
