@@ -23,6 +23,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
+import numpy as np
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -117,3 +118,59 @@ async def test_through_a_real_audio_server_the_user_is_heard_and_the_assistants_
     raw = (folder / "raw.jsonl").read_text().lower()
     assert "listening" in raw and "evening" in raw  # both were heard back, and left out
     assert left_out >= 2
+
+
+REPLIES = (
+    "Tomorrow looks dry and mild, with some cloud in the afternoon.",
+    "It is about twenty minutes on foot, or five by bus.",
+    "We agreed to keep the budget flat and look again in March.",
+)
+LONG_LINE = (
+    "The plan starts with a review of last quarter's numbers, then the hiring for the new "
+    "team, then the move to the other office, and last of all the budget for next year."
+)
+INTERRUPTION = "Wait, stop, what about the weather?"
+
+
+async def test_through_a_real_audio_server_the_echo_is_cancelled_and_only_the_user_cuts_a_line(
+    tmp_path: Path, audio_room: dict[str, str]
+) -> None:
+    """Barge-in on, the assistant's voice back at 0 dB: the listener cancels it with what the
+    helper played as the reference (14.2), so its own replies play to their end, and a user
+    talking over a long line cuts it."""
+    import wave
+
+    place = Place(tmp_path)
+    place.configure(engine="piper")
+    place.write_config()
+    interruption = tmp_path / "interruption.wav"
+    with wave.open(str(interruption), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(16_000)
+        out.writeframes((Phrases()(INTERRUPTION) * 32767).astype(np.int16).tobytes())
+    async with connect(place, "--save-audio", str(tmp_path / "replies"), env=audio_room) as server:
+        value_of(await server.call_tool("start_conversation", {}))
+        for reply in REPLIES:
+            await anyio.sleep(1.5)  # the user's turn would come here: each echo a turn of its own
+            spoke = value_of(await server.call_tool("speak", {"text": reply}))
+            assert "cut_off" not in spoke, spoke  # its own voice never cut it
+        async with anyio.create_task_group() as group:
+            results: list[dict[str, object]] = []
+
+            async def speak_long() -> None:
+                results.append(value_of(await server.call_tool("speak", {"text": LONG_LINE})))
+
+            group.start_soon(speak_long)
+            await anyio.sleep(2.5)
+            await anyio.to_thread.run_sync(play, interruption, audio_room)
+        cut = results[0]
+        assert cut.get("cut_off") is True and cut.get("interrupted") is True, cut
+        deadline = time.monotonic() + 30
+        lines: list[str] = []
+        while not any("weather" in line.lower() for line in lines):
+            assert time.monotonic() < deadline, lines
+            waited = value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 5}))
+            lines += waited["lines"]
+        assert not any("budget" in line.lower() for line in lines), lines  # echoes left out
+        value_of(await server.call_tool("stop_watching", {}))
