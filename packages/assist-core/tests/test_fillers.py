@@ -8,6 +8,7 @@ from typing import Literal
 
 import attrs
 import pytest
+from assist.core.echo import is_echo, tokens
 from assist.core.fillers import DELAY_S, FILLERS, MOST_PER_TURN, Filler, Fillers
 from hypothesis import given
 from hypothesis import strategies as st
@@ -120,6 +121,13 @@ def test_the_fillers_are_short_first_person_and_never_say_processing_or_name_a_s
         )
         assert not {"claude", "gpt", "ai", "assistant", "computer"} & set(words)
         assert not {"pass", "ask", "they", "it's"} & set(words)
+
+
+def test_every_filler_heard_back_through_the_microphone_is_told_apart_as_an_echo() -> None:
+    for text in FILLERS:
+        assert len(tokens(text)) >= 3, f"{text!r} is too short for the echo test"
+        assert is_echo(text, [text])
+        assert is_echo(text.lower().rstrip("."), [text])
 
 
 def test_a_list_of_one_phrase_is_refused_since_it_would_repeat() -> None:

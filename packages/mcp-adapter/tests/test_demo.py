@@ -248,9 +248,11 @@ def test_an_external_agent_that_never_joins_fails_the_demo_at_once(tmp_path: Pat
     [
         (["--text", "--room", "software"], "give --room or --text, not both"),
         (["--echo", "exact"], "--echo is for --text"),
+        (["--agent", "no-such-agent-here {mcp_config}"], "is not installed"),
+        (["--agent", "claude -p '/mcp__assist__watch"], "cannot be read"),
     ],
 )
-def test_flags_that_contradict_each_other_are_refused_before_anything_runs(
+def test_contradicting_flags_or_an_agent_that_cannot_start_are_refused_before_anything_runs(
     tmp_path: Path, flags: list[str], said: str
 ) -> None:
     done = subprocess.run(

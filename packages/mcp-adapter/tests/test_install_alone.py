@@ -15,14 +15,15 @@ import pytest
 PACKAGES = Path(__file__).resolve().parents[2]
 SHELL = PACKAGES / "mcp-adapter" / "src" / "assist" / "mcp"
 AUDIO_LIBRARIES = {"numpy", "sounddevice", "soundfile"}
-PACKAGE_FOLDERS = [str(PACKAGES / "assist-core"), str(PACKAGES / "mcp-adapter")]
+APP = PACKAGES / "app" / "src" / "assist" / "app"
+PACKAGE_FOLDERS = [str(PACKAGES / name) for name in ("assist-core", "app", "mcp-adapter")]
 HELPER_ONLY = "voice"
 """The subpackage that runs only in the helper process, with the `voice` extra."""
 
 
 @pytest.fixture(scope="module")
 def alone(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A fresh venv holding assist-core and assist-mcp, and what they depend on."""
+    """A fresh venv holding assist-core, assist-app and assist-mcp, and what they depend on."""
     uv = shutil.which("uv")
     assert uv, "this test needs uv on PATH (the CI script installs it)"
     venv = tmp_path_factory.mktemp("alone") / "venv"
@@ -57,13 +58,14 @@ def test_installing_the_server_alone_brings_no_audio_library(alone: Path) -> Non
     assert not names & AUDIO_LIBRARIES
 
 
-def test_every_module_but_the_helpers_imports_without_numpy(alone: Path) -> None:
+def test_no_module_but_the_helpers_nor_any_of_assist_app_imports_numpy(alone: Path) -> None:
     modules = sorted(
         "assist.mcp." + ".".join(path.relative_to(SHELL).with_suffix("").parts)
         for path in SHELL.rglob("*.py")
         if path.relative_to(SHELL).parts[0] != HELPER_ONLY and path.name != "__main__.py"
     )
     assert "assist.mcp.server.server" in modules and "assist.mcp.replay.audio" in modules
+    modules += sorted(f"assist.app.{path.stem}" for path in APP.glob("*.py"))
     check = (
         "import importlib, json, sys\n"
         f"for name in {modules!r}:\n"

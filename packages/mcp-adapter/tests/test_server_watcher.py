@@ -28,6 +28,7 @@ from assist.core.consent import LeaveReason, notice_text
 from assist.core.echo import ECHO_WINDOW_S
 from assist.core.settings import VoiceSettings
 from assist.mcp.server import watch
+from assist.mcp.server.held_meeting import HeldMeeting
 from assist.mcp.server.watch import Watcher
 from assist.mcp.speech.supervisor import SayResult, VoiceFailure
 from assist.mcp.store.config import ConfigFile
@@ -145,6 +146,11 @@ class Rig:
     @property
     def voice(self) -> FakeVoice:
         return self.voices[-1]
+
+    @property
+    def held(self) -> HeldMeeting | None:
+        """The meeting the watcher holds: what no tool shows, but a test of its steps reads."""
+        return self.watcher._meeting
 
     def beat_state(self) -> str | None:
         if not self.place.heartbeat.exists():
@@ -377,7 +383,7 @@ async def test_a_line_that_fails_while_being_switched_off_is_logged_and_the_watc
     error, left = rig.events()[2:]
     assert error["stage"] == "voice" and "died while speaking" in error["message"]
     assert left["why"] == LeaveReason.SWITCHED_OFF.why and left["spoke"] == 1
-    assert rig.watcher.meeting is None and voice.closed
+    assert rig.held is None and voice.closed
 
 
 # Catch-up (5.3) and echoes of other processes (6.3)
@@ -420,7 +426,7 @@ async def test_the_heartbeat_lapses_180_s_after_the_last_call_ended_never_during
 ) -> None:
     rig = clocked
     value(await rig.watcher.watch_meeting({}))
-    meeting = rig.watcher.meeting
+    meeting = rig.held
     assert meeting is not None and meeting.beat is not None
     beat = meeting.beat.beat
     clock.now += LAPSE_S - 0.1
@@ -449,7 +455,7 @@ async def test_the_heartbeat_lapses_180_s_after_the_last_call_ended_never_during
     clock.now += 0.1
     beat()
     assert rig.beat_state() is None
-    assert rig.watcher.meeting is meeting  # the watch itself stays
+    assert rig.held is meeting  # the watch itself stays
     beat()
     assert rig.beat_state() is None
     value(await rig.watcher.speak({"text": "Back."}))

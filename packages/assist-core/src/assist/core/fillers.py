@@ -3,10 +3,10 @@
 In a conversation the agent is the slow tempo: after a wait hands it the user's turn it may
 think for many seconds, and a silent line feels dead. So when no `speak`, `confirm` or
 `wait_for_transcript` call comes within a delay drawn from [6, 9] s, the server says a short
-first-person filler of its own ("One moment."), then again [6, 9] s after each filler, at most
-three per turn, never while the user is speaking. An agent call ends the turn's fillers: `speak`
-or `confirm` because the agent has its own voice now, `wait_for_transcript` because the turn is
-the user's again.
+first-person filler of its own ("One moment, please."), then again [6, 9] s after each filler,
+at most three per turn, never while the user is speaking. An agent call ends the turn's fillers:
+`speak` or `confirm` because the agent has its own voice now, `wait_for_transcript` because the
+turn is the user's again.
 
 The scheduler is a state machine fed `now` and events; it never reads a clock or says
 anything. The server asks `due_at` when to look again and `poll(now)` whether a filler is due,
@@ -37,19 +37,21 @@ MOST_PER_TURN = 3
 and the agent should say something itself."""
 
 FILLERS: tuple[str, ...] = (
-    "One moment.",
-    "Let me see.",
-    "Just a second.",
-    "Still on it.",
-    "Bear with me.",
-    "Nearly there.",
-    "Let me check.",
+    "One moment, please.",
+    "Let me see here.",
+    "Just a second, please.",
+    "I'm still on it.",
+    "Bear with me, please.",
+    "Nearly there now.",
+    "Let me check that.",
     "Give me a moment.",
     "Hang on, I'm working on it.",
     "A couple more seconds.",
 )
 """Short, first person, varied; none says "processing" or names another system, so the voice
-stays one personality (agent-a.md, voice rules)."""
+stays one personality (agent-a.md, voice rules). Each has at least three words, because the
+echo test (behaviour 6.2) cannot tell a shorter line from the user's: a two-word filler heard
+back through the microphone would reach the agent as the user speaking."""
 
 
 class Chance(Protocol):

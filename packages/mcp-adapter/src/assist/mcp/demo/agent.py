@@ -11,6 +11,8 @@ for the live output and the summary.
 from __future__ import annotations
 
 import json
+import shlex
+import shutil
 import time
 from pathlib import Path
 from typing import Any, Protocol, TextIO
@@ -67,6 +69,28 @@ BUILT_IN_AGENTS: dict[str, str] = {
 }
 """The agents that run inside the harness, by the name `--agent` takes, and how each is
 presented: none of them is a model."""
+
+
+def agent_command_problem(agent: str) -> str | None:
+    """Why `--agent` names no built-in agent and no command that can start, found before any
+    meeting runs (None when it can run)."""
+    if agent in BUILT_IN_AGENTS:
+        return None
+    try:
+        argv = shlex.split(agent)
+    except ValueError as error:
+        return (
+            f"the agent command {agent} cannot be read ({error}); quote it as a shell would, "
+            "for example --agent 'claude -p \"/mcp__assist__watch\" --mcp-config {mcp_config}'"
+        )
+    if not argv:
+        return f"the agent command is empty; give {', '.join(BUILT_IN_AGENTS)} or a command"
+    if shutil.which(argv[0]) is None:
+        return (
+            f"the agent {argv[0]} is not installed (not on PATH); install it, give its full "
+            f"path, or use a built-in agent: {', '.join(BUILT_IN_AGENTS)}"
+        )
+    return None
 
 
 def judgement(agent: str, name: str) -> Judgement:

@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-from assist.mcp.demo.agent import BUILT_IN_AGENTS
+from assist.mcp.demo.agent import BUILT_IN_AGENTS, agent_command_problem
 from assist.mcp.demo.live import LiveOutput, summary_table
 from assist.mcp.demo.run import (
     AGENT_PLACEHOLDER,
@@ -135,6 +135,9 @@ def demo_command(argv: list[str]) -> int:
     console = Console(stderr=args.json, highlight=False)
     if not math.isfinite(args.speed) or args.speed <= 0:
         return _fail(console, f"--speed {args.speed} is not a positive number; try 1 or 4")
+    problem = agent_command_problem(args.agent)
+    if problem is not None:
+        return _fail(console, problem)
     try:
         meeting = load_meeting(args.meeting)
         engine = demo_engine(os.environ, args.engine)

@@ -25,7 +25,6 @@ import json
 import math
 import os
 import re
-import shlex
 import shutil
 import sys
 import tempfile
@@ -35,7 +34,7 @@ from typing import Any
 
 import anyio
 import attrs
-from assist.mcp.demo.agent import BUILT_IN_AGENTS
+from assist.mcp.demo.agent import BUILT_IN_AGENTS, agent_command_problem
 from assist.mcp.demo.command import AGENT_HELP
 from assist.mcp.demo.live import LiveOutput
 from assist.mcp.demo.run import DEFAULT_AGENT, NAME, Plan, RunFailed, run_meeting
@@ -304,29 +303,9 @@ def _argument_problem(args: argparse.Namespace) -> str | None:
     if args.runs < 1:
         return f"--runs {args.runs} is not a positive whole number; try 1 or 3"
     for agent in args.agent or []:
-        if agent not in BUILT_IN_AGENTS:
-            problem = _command_problem(agent)
-            if problem is not None:
-                return problem
-    return None
-
-
-def _command_problem(agent: str) -> str | None:
-    """Why an external agent's command cannot be started, found before any meeting runs."""
-    try:
-        argv = shlex.split(agent)
-    except ValueError as error:
-        return (
-            f"the agent command {agent} cannot be read ({error}); quote it as a shell would, "
-            "for example --agent 'claude -p \"/mcp__assist__watch\" --mcp-config {mcp_config}'"
-        )
-    if not argv:
-        return f"the agent command is empty; give {', '.join(BUILT_IN_AGENTS)} or a command"
-    if shutil.which(argv[0]) is None:
-        return (
-            f"the agent {argv[0]} is not installed (not on PATH); install it, give its full "
-            f"path, or use a built-in agent: {', '.join(BUILT_IN_AGENTS)}"
-        )
+        problem = agent_command_problem(agent)
+        if problem is not None:
+            return problem
     return None
 
 

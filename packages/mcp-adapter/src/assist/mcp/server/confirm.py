@@ -38,6 +38,7 @@ from assist.core.lines import RawLine
 from assist.core.settings import Settings
 from assist.core.speech import Refusal, check_question
 from assist.mcp.logs import log
+from assist.mcp.server import leaving, speaking, waiting
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.store.session_files import SessionRefusal
 
@@ -79,7 +80,7 @@ async def confirm(watcher: Watcher, arguments: dict[str, Any]) -> types.CallTool
 
         try:
             with anyio.CancelScope(shield=True):
-                asked = await watcher._speak(checked, question_ended)
+                asked = await speaking.speak_line(watcher, checked, question_ended)
             if asked.is_error:
                 return refusal(refusals.not_asked(_text(asked)))
             if meeting is None or watcher._meeting is not meeting or not asked_through:
@@ -103,10 +104,10 @@ async def _listen(
         if watcher._meeting is not meeting:
             return _after_leaving(meeting, heard)
         if look == "off":
-            await watcher._leave(LeaveReason.SWITCHED_OFF)
+            await leaving.leave(watcher, LeaveReason.SWITCHED_OFF)
             return _after_leaving(meeting, heard)
         if look == "ended":
-            await watcher._leave(LeaveReason.RECORDING_ENDED)
+            await leaving.leave(watcher, LeaveReason.RECORDING_ENDED)
             return _after_leaving(meeting, heard)
         step = _weigh(watcher, meeting, look, asked_through)
         heard.extend(step.heard)
@@ -117,7 +118,7 @@ async def _listen(
             if meeting.conversation is not None:
                 meeting.conversation.turn_handed()  # the agent acts on it, often silently
             return result(results.confirmed(step.answer or NO_ANSWER, heard))
-        await watcher._nap(meeting, min(deadline, now + watcher._pacing.poll_s))
+        await waiting.nap(watcher, meeting, min(deadline, now + watcher._pacing.poll_s))
         if watcher._meeting is not meeting:
             return _after_leaving(meeting, heard)
 

@@ -39,6 +39,7 @@ from assist.core.files import RAW_FILE
 from assist.core.fillers import Fillers
 from assist.core.gate import Gate
 from assist.mcp.logs import log
+from assist.mcp.server import leaving, speaking
 from assist.mcp.server.barge_in import BargeIn
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.speech.listener_process import ListenerError, ListenerProcess
@@ -136,9 +137,9 @@ async def _start(watcher: Watcher) -> types.CallToolResult:
     if watcher._closed:
         return refusal(refusals.shutting_down())
     if not settings.assistant.enabled:
-        await watcher._leave(LeaveReason.OFF_AT_WATCH)
+        await leaving.leave(watcher, LeaveReason.OFF_AT_WATCH)
         return refusal(refusals.off_refusal(watcher._config.ambient))
-    await watcher._leave(LeaveReason.REPLACED)
+    await leaving.leave(watcher, LeaveReason.REPLACED)
     watcher._ended = None
     rules = settings.conversation
     conversation = Conversation(
@@ -234,12 +235,12 @@ async def _look_after(watcher: Watcher, meeting: Meeting, conversation: Conversa
     if over is not None:
         goodbye = goodbye_text(over.why)
         if goodbye is not None:
-            await watcher._say_own(meeting, goodbye, GOODBYE_EMOTION, kind="goodbye")
+            await speaking.say_own(watcher, meeting, goodbye, GOODBYE_EMOTION, kind="goodbye")
         await _end(watcher, meeting, conversation, over.why, None)
         return
     if filler is not None:
         try:
-            await watcher._say_own(meeting, filler.text, FILLER_EMOTION, kind="filler")
+            await speaking.say_own(watcher, meeting, filler.text, FILLER_EMOTION, kind="filler")
         finally:
             assert conversation.fillers is not None
             with conversation.lock:
@@ -253,7 +254,7 @@ async def _end(
     conversation.detail = detail
     watcher._ended = conversation
     if watcher._meeting is meeting:
-        await watcher._leave(LeaveReason.CONVERSATION_OVER)
+        await leaving.leave(watcher, LeaveReason.CONVERSATION_OVER)
 
 
 def own_line(meeting: Meeting, text: str, at: float) -> None:

@@ -7,6 +7,11 @@ This module only reads and writes (files, the lock, the heartbeat, the voice) an
 decisions together. Blocking work (a line being spoken, the lock wait, stopping the helper,
 reading files) runs in worker threads, so the server answers other requests meanwhile (4.4).
 
+The watch holds the state and the bookkeeping every call shares (the heartbeat, the gate's
+catch-up, the log); its steps live beside it: joining here, the wait loop in `waiting`, a
+line's path in `speaking`, the teardown in `leaving`, and the tools it gains in `confirm` and
+`conversation`.
+
 Concurrency, all on one event loop:
 - one wait at a time per watch; a second is refused;
 - `speak` may run while a wait is in flight; two `speak` calls queue for the floor;
@@ -24,38 +29,32 @@ from __future__ import annotations
 import os
 import threading
 import time
-import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 import anyio
-import attrs
 import mcp_types as types
 from anyio.abc import TaskGroup
 from assist.core import consent, meeting_log, refusals, results
-from assist.core.batcher import DEFAULT_PACING, Batch, Batcher, Pacing, wait_timeout
+from assist.core.batcher import DEFAULT_PACING, Pacing
 from assist.core.consent import LeaveReason, WatchState
-from assist.core.echo import Said, recent
+from assist.core.echo import Said
 from assist.core.files import LOCK_WAIT_S, RAW_FILE
-from assist.core.gate import Gate, Hold
-from assist.core.lines import RawLine, render
+from assist.core.gate import Gate
+from assist.core.lines import render
 from assist.core.settings import Settings, VoiceSettings
-from assist.core.speech import Refusal, SpeechOk, check_speech
-from assist.mcp.logs import log
-from assist.mcp.server import confirm, conversation
+from assist.mcp.server import confirm, conversation, leaving, speaking, waiting
 from assist.mcp.server.barge_in import BargeIn, SignalSocket
 from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.held_meeting import HeldMeeting
-from assist.mcp.server.playing import play
 from assist.mcp.server.tools import refusal, result
-from assist.mcp.speech.supervisor import QUIT_WITHIN_S, Voice, VoiceFailure
+from assist.mcp.speech.supervisor import Voice, VoiceFailure
 from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.heartbeat import BEAT_S, Beat, Heartbeat
 from assist.mcp.store.lock import LockBusy, SpeakingLock
-from assist.mcp.store.meeting_log_file import MeetingLogFile
+from assist.mcp.store.meeting_log_file import MeetingLogFile, now
 from assist.mcp.store.session_files import SessionRefusal
 from assist.mcp.store.sessions import SessionStore
 from assist.mcp.store.transcript import TranscriptReader
@@ -64,37 +63,7 @@ RECENT_LINES = 40
 """Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""
 NOTICE_EMOTION = "warm"
 """The consent notice is said warmly (3.4 step 5.7)."""
-LINE_STOP_S = 3.0
-"""On leaving, how long a line cut off by `stop` may take to come back. The helper answers a
-stop at once, from its reader thread; one whose line is not back by then hangs (stopped, or
-stuck in an engine) and is killed at once rather than given another 3 s to quit."""
-LOOKS_PER_POLL = 10
-"""Between polls a wait looks at the size of `raw.jsonl` this many times per poll interval and
-polls at once when it grew, so a line that names the assistant comes back in tens of
-milliseconds instead of up to half a second later. A poll is still a whole poll (4.2)."""
-
 VoiceFactory = Callable[[VoiceSettings], Voice]
-LineEnded = Callable[["HeldMeeting"], Awaitable[None]]
-
-
-@attrs.frozen
-class _Off:
-    """A poll found the assistant switched off."""
-
-
-@attrs.frozen
-class _Ended:
-    """A poll found the watched session is no longer the one recording."""
-
-
-@attrs.frozen
-class _Read:
-    """A poll's new lines, the cursor after them, and the settings it read."""
-
-    settings: Settings
-    lines: list[RawLine]
-    next: int
-    tally: meeting_log.Tally
 
 
 class Watcher:
@@ -165,40 +134,12 @@ class Watcher:
         return answer
 
     async def wait_for_transcript(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """3.5: wait for new speech and hand it over as a batch (4.2)."""
-        timeout_s = wait_timeout(arguments.get("timeout_s"))
-        async with self._watching_call():
-            meeting = self._watched()
-            if meeting is None:
-                ended, self._ended = self._ended, None
-                if ended is not None:
-                    return conversation.ended_result(ended, Batch((), 0, False))
-                return refusal(refusals.not_watching())
-            if meeting.waiting:
-                return refusal(refusals.wait_running())
-            if meeting.conversation is not None:
-                meeting.conversation.agent_called()
-            meeting.waiting = True
-            began_at = meeting.cursor
-            try:
-                await self._record_call(meeting)
-                return await self._wait(meeting, timeout_s)
-            except BaseException:
-                if self._meeting is meeting:
-                    meeting.cursor = began_at  # a cancelled wait gives its lines to the next
-                raise
-            finally:
-                meeting.waiting = False
+        """3.5: wait for new speech and hand it over as a batch (4.2, in `waiting`)."""
+        return await waiting.wait_for_transcript(self, arguments)
 
     async def speak(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """3.6: say one line in the room, if the gate and the floor allow it."""
-        checked = check_speech(arguments.get("text"), arguments.get("emotion"))
-        if isinstance(checked, Refusal):
-            return refusal(checked.text)
-        async with self._watching_call():
-            with anyio.CancelScope(shield=True):
-                answer = await self._speak(checked)
-        return answer
+        """3.6: say one line in the room, if the gate and the floor allow it (in `speaking`)."""
+        return await speaking.speak(self, arguments)
 
     async def confirm(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`)."""
@@ -218,23 +159,18 @@ class Watcher:
         if meeting is None:
             return result(results.stopped(None, None))
         # Shielded, so a cancel cannot cut it short; the voice is closed after the answer.
-        await self._leave(LeaveReason.AGENT_STOPPED, voice_later=True)
+        await leaving.leave(self, LeaveReason.AGENT_STOPPED, voice_later=True)
         return result(results.stopped(meeting.id, meeting.gate))
 
     async def shutdown(self) -> None:
         """EOF or a signal: no new watch, and the held one is left (reason: shutting down)."""
         self._closed = True
-        await self._leave(LeaveReason.SHUTDOWN)
+        await leaving.leave(self, LeaveReason.SHUTDOWN)
 
     def load_settings(self) -> Settings:
         """The settings as the file says now (a stat when it has not changed); thread-safe."""
         with self._config_lock:
             return self._config.load()
-
-    @property
-    def meeting(self) -> HeldMeeting | None:
-        """The meeting held, if any (for tests and status)."""
-        return self._meeting
 
     # watch_meeting
 
@@ -243,7 +179,7 @@ class Watcher:
         if self._closed:
             return refusal(refusals.shutting_down())
         if not settings.assistant.enabled:
-            await self._leave(LeaveReason.OFF_AT_WATCH)
+            await leaving.leave(self, LeaveReason.OFF_AT_WATCH)
             return refusal(refusals.off_refusal(self._config.ambient))
         asked = arguments.get("session")
         now = self._wall()
@@ -263,7 +199,7 @@ class Watcher:
             return refusal(refusals.transcript_unreadable(asked, str(error)))
         meeting = held
         if meeting is None:
-            await self._leave(LeaveReason.REPLACED)
+            await leaving.leave(self, LeaveReason.REPLACED)
             meeting, failure = await self._join(asked, folder, reader, next_line, settings)
             if failure is not None:
                 return refusal(refusals.notice_failed(failure))
@@ -315,13 +251,13 @@ class Watcher:
             clock=self._clock,
         )
         meeting.beat.start()
-        await self._append(meeting, meeting_log.joined(_now(), self._pid, meeting.notice))
+        await self._append(meeting, meeting_log.joined(now(), self._pid, meeting.notice))
         failure = await self._say_notice(meeting, settings.voice)
         if failure is None and self._meeting is not meeting:
             return refusals.stopped_during_notice()
         if failure is not None:
-            await self._append(meeting, meeting_log.notice_error(_now(), self._pid, failure))
-            await self._leave(LeaveReason.NOTICE_FAILED)
+            await self._append(meeting, meeting_log.notice_error(now(), self._pid, failure))
+            await leaving.leave(self, LeaveReason.NOTICE_FAILED)
             return failure
         self._lifecycle = self._lifecycle.notice_spoken()
         return None
@@ -342,14 +278,14 @@ class Watcher:
         try:
             await self._set_state(meeting, "speaking")
             meeting.line_done = anyio.Event()
-            self._line_started(meeting)
+            speaking.line_started(meeting)
             try:
                 await anyio.to_thread.run_sync(meeting.voice.say, meeting.notice, NOTICE_EMOTION)
             except VoiceFailure as failure:
                 return ": ".join(failure.chain)
             finally:
                 meeting.line_done.set()
-                self._line_stopped(meeting)
+                speaking.line_stopped(meeting)
             if talk is not None:  # a greeting is tested as an utterance, not as a notice
                 meeting.utterances.append(Said(meeting.notice, self._clock()))
             else:
@@ -359,340 +295,7 @@ class Watcher:
             await self._set_state(meeting, "listening")
         return None
 
-    # wait_for_transcript
-
-    async def _wait(self, meeting: HeldMeeting, timeout_s: int) -> types.CallToolResult:
-        batcher = Batcher(
-            started_at=self._clock(),
-            timeout_s=timeout_s,
-            pacing=self._pacing,
-            every_line_addressed=meeting.conversation is not None,
-        )
-        while True:
-            polled = await anyio.to_thread.run_sync(self._poll, meeting)
-            if self._meeting is not meeting:
-                return self._after_leaving(meeting, batcher.so_far())
-            if isinstance(polled, _Off):
-                await self._leave(LeaveReason.SWITCHED_OFF)
-                return self._after_leaving(meeting, batcher.so_far())
-            if isinstance(polled, _Ended):
-                await self._leave(LeaveReason.RECORDING_ENDED)
-                return self._after_leaving(meeting, batcher.so_far())
-            meeting.cursor = polled.next
-            now = self._clock()
-            meeting.utterances = recent(meeting.utterances, now)
-            own_notice = [meeting.notice_said] if meeting.notice_said is not None else []
-            step = batcher.poll(
-                now,
-                polled.lines,
-                name=polled.settings.assistant.name,
-                utterances=[*meeting.utterances, *polled.tally.utterances],
-                notices=[*own_notice, *polled.tally.notices],
-            )
-            if isinstance(step, Batch):
-                return await self._live(meeting, step, polled.settings)
-            await self._nap(meeting, step.at)
-            if self._meeting is not meeting:
-                return self._after_leaving(meeting, batcher.so_far())
-
-    def _poll(self, meeting: HeldMeeting) -> _Off | _Ended | _Read:
-        """One poll's reading (4.2 steps 1-3), in a worker thread."""
-        settings = self.load_settings()
-        if not settings.assistant.enabled:
-            return _Off()
-        if meeting.conversation is not None:
-            if meeting.conversation.why is not None:
-                return _Ended()
-        elif not self._store.is_the_live_session(meeting.id, self._wall()):
-            return _Ended()
-        try:
-            lines, next_line = meeting.reader.read(meeting.cursor)
-        except (SessionRefusal, OSError) as error:
-            log.warning(f"could not read the transcript of {meeting.id} ({error}); trying again")
-            lines, next_line = [], meeting.cursor
-        tally = self._tally(meeting) if lines else meeting_log.Tally()
-        return _Read(settings, lines, next_line, tally)
-
-    async def _nap(self, meeting: HeldMeeting, until: float) -> None:
-        """Sleep until the next poll, waking early when the watch ends or the file grows."""
-        size = _size(meeting.folder / RAW_FILE)
-        look = self._pacing.poll_s / LOOKS_PER_POLL
-        while (remaining := until - self._clock()) > 0:
-            with anyio.move_on_after(min(remaining, look)):
-                await meeting.left.wait()
-                return
-            if _size(meeting.folder / RAW_FILE) != size:
-                return
-
-    async def _live(
-        self, meeting: HeldMeeting, batch: Batch, settings: Settings
-    ) -> types.CallToolResult:
-        await self._catch_up(meeting, settings)
-        talk = meeting.conversation
-        if talk is None:
-            hold = meeting.gate.may_speak(self._clock())
-            return result(results.live(batch, hold, meeting.gate))
-        if batch.lines:
-            talk.turn_handed()
-        speaking = Hold("speaking", refusals.ASSISTANT_SPEAKING) if talk.playing else None
-        return result(results.live(batch, speaking, meeting.gate))
-
-    def _after_leaving(self, meeting: HeldMeeting, batch: Batch) -> types.CallToolResult:
-        """A wait whose watch ended: off or ended with its lines, else the not-watching refusal."""
-        if meeting.left_reason is LeaveReason.CONVERSATION_OVER and meeting.conversation:
-            if self._ended is meeting.conversation:
-                self._ended = None
-            return conversation.ended_result(meeting.conversation, batch)
-        if meeting.left_reason is LeaveReason.SWITCHED_OFF:
-            return result(results.switched_off(batch))
-        if meeting.left_reason is LeaveReason.RECORDING_ENDED:
-            return result(results.recording_ended(batch))
-        return refusal(refusals.not_watching())
-
-    # speak
-
-    async def _speak(
-        self, line: SpeechOk, on_ended: LineEnded | None = None
-    ) -> types.CallToolResult:
-        settings = await anyio.to_thread.run_sync(self.load_settings)
-        if not settings.assistant.enabled:
-            await self._leave(LeaveReason.SWITCHED_OFF)
-            return refusal(refusals.off_refusal(self._config.ambient))
-        meeting = self._watched()
-        if meeting is None:
-            return refusal(refusals.not_watching())
-        if meeting.conversation is not None:
-            meeting.conversation.agent_called()
-        await self._record_call(meeting)
-        await self._catch_up(meeting, settings)
-        hold = meeting.gate.may_speak(self._clock())
-        if hold is not None:
-            return refusal(refusals.held(hold.text))
-        asked_at = self._clock()
-        queued = False
-        with anyio.move_on_after(LOCK_WAIT_S):
-            await self._speaking.acquire()
-            queued = True
-        if not queued:  # a line of this server kept the floor for the whole wait
-            return refusal(refusals.lock_busy("assistant", self._pid))
-        try:
-            wait = max(0.0, LOCK_WAIT_S - (self._clock() - asked_at))
-            try:
-                await anyio.to_thread.run_sync(self._floor.acquire, "assistant", wait)
-            except LockBusy as busy:
-                return refusal(refusals.lock_busy(busy.who, busy.pid))
-            except OSError as error:
-                return refusal(refusals.floor_unavailable(str(error)))
-            try:
-                await self._catch_up(meeting, settings)
-                hold = meeting.gate.may_speak(self._clock())
-                if hold is not None:
-                    return refusal(refusals.held(hold.text))
-                if self._watched() is not meeting:  # stopped while this call queued
-                    return refusal(refusals.not_watching())
-                return await self._say_line(meeting, line, on_ended)
-            finally:
-                await anyio.to_thread.run_sync(self._floor.release)
-        finally:
-            self._speaking.release()
-
-    async def _say_line(
-        self,
-        meeting: HeldMeeting,
-        line: SpeechOk,
-        on_ended: LineEnded | None = None,
-    ) -> types.CallToolResult:
-        """3.6 steps 9-11: log, count, speak (cut off if switched off), log the outcome.
-
-        `on_ended` runs as soon as the voice is done, before anything is logged (`confirm`
-        marks there where the answer may begin).
-
-        Called with the meeting watched. Until its first await it only changes memory, so a
-        `stop_watching` arriving later finds the line counted (its `left` says so) and waits
-        for `line_done` before it closes the voice.
-        """
-        voice = meeting.voice
-        assert voice is not None
-        utterance = uuid.uuid4().hex
-        meeting.gate.started(self._clock())
-        said = Said(line.text, None)
-        meeting.utterances.append(said)
-        meeting.line_done = anyio.Event()
-        await self._set_state(meeting, "speaking")
-        await self._append(
-            meeting,
-            meeting_log.speaking(_now(), self._pid, utterance, line.text, line.emotion),
-        )
-        handed_at = time.monotonic()
-        talk = meeting.conversation
-        self._line_started(meeting)
-        try:
-            outcome, switched_off = await play(
-                voice,
-                line,
-                left=meeting.left,
-                poll_s=self._pacing.poll_s,
-                load_settings=self.load_settings,
-            )
-        finally:
-            interrupted = self._line_stopped(meeting)
-        if on_ended is not None:
-            await on_ended(meeting)
-        took_ms = round((time.monotonic() - handed_at) * 1000)
-        ended = self._clock()
-        meeting.gate.ended(ended)
-        meeting.utterances = [
-            Said(item.text, ended) if item is said else item for item in meeting.utterances
-        ]
-        meeting.line_done.set()
-        if isinstance(outcome, VoiceFailure):
-            message = ": ".join(outcome.chain)
-            event = meeting_log.voice_error(_now(), self._pid, utterance, line.text, message)
-            await self._append(meeting, event)
-            if switched_off:
-                await self._leave(LeaveReason.SWITCHED_OFF)
-                return refusal(refusals.off_refusal(self._config.ambient))
-            await self._set_state(meeting, "listening")
-            return refusal(refusals.voice_failed(outcome.chain))
-        event = meeting_log.spoke(
-            _now(),
-            self._pid,
-            utterance,
-            line.text,
-            line.emotion,
-            first_audio_ms=outcome.first_audio_ms,
-            audio_s=outcome.audio_s,
-            took_ms=took_ms,
-            cut_off=outcome.cut_off,
-        )
-        await self._append(meeting, event)
-        if switched_off:
-            await self._leave(LeaveReason.SWITCHED_OFF)
-            return refusal(refusals.off_refusal(self._config.ambient))
-        await self._set_state(meeting, "listening")
-        return result(
-            results.spoken(
-                line.text,
-                outcome.audio_s,
-                meeting.gate if talk is None else None,
-                cut_off=outcome.cut_off,
-                interrupted=interrupted and outcome.cut_off,
-            )
-        )
-
-    def _line_started(self, meeting: HeldMeeting) -> None:
-        """A line of the assistant begins: no idle time, and the user may cut it off."""
-        if meeting.conversation is not None:
-            meeting.conversation.assistant_started()
-        if meeting.barge_in is not None:
-            meeting.barge_in.started()
-
-    def _line_stopped(self, meeting: HeldMeeting) -> bool:
-        """The line is over; whether a barge-in cut it."""
-        if meeting.conversation is not None:
-            meeting.conversation.assistant_stopped()
-        return meeting.barge_in.stopped() if meeting.barge_in is not None else False
-
-    async def _say_own(self, meeting: HeldMeeting, text: str, emotion: str, *, kind: str) -> None:
-        """A line of the server's own in a conversation (a filler, the goodbye): said only
-        when no other line holds the floor, logged as `filler`, tested for echoes (13)."""
-        talk = meeting.conversation
-        voice = meeting.voice
-        if talk is None or voice is None or self._meeting is not meeting:
-            return
-        try:
-            self._speaking.acquire_nowait()
-        except anyio.WouldBlock:
-            return  # the agent is speaking: its own words cover the silence
-        try:
-            try:
-                await anyio.to_thread.run_sync(self._floor.acquire, "assistant", 0.5)
-            except (LockBusy, OSError):
-                return
-            try:
-                await self._append(meeting, conversation.filler_event(self._pid, text, kind))
-                said = Said(text, None)
-                meeting.utterances.append(said)
-                meeting.line_done = anyio.Event()
-                await self._set_state(meeting, "speaking")
-                self._line_started(meeting)
-                try:
-                    await anyio.to_thread.run_sync(voice.say, text, emotion)
-                except VoiceFailure as failure:
-                    log.warning(f"the {kind} could not be said: {': '.join(failure.chain)}")
-                finally:
-                    self._line_stopped(meeting)
-                    meeting.line_done.set()
-                    ended = self._clock()
-                    meeting.utterances = [
-                        Said(item.text, ended) if item is said else item
-                        for item in meeting.utterances
-                    ]
-                await self._set_state(meeting, "listening")
-            finally:
-                await anyio.to_thread.run_sync(self._floor.release)
-        finally:
-            self._speaking.release()
-
-    # Leaving (3.8) and the bookkeeping every call shares.
-
-    async def _leave(self, reason: LeaveReason, *, voice_later: bool = False) -> None:
-        """The shared teardown: drop the meeting, log `left`, stop the beat, remove the
-        heartbeat if it is ours, cut off and stop the voice. Does nothing when no meeting is
-        held. With `voice_later` (stop_watching, which runs at once, 4.4) the voice is closed
-        after the caller has answered: a helper that hangs mid-line would otherwise hold the
-        answer for as long as it is given to come back."""
-        with anyio.CancelScope(shield=True):
-            meeting = self._meeting
-            if meeting is None:
-                return
-            self._meeting = None
-            self._lifecycle = self._lifecycle.leave(reason)
-            meeting.left_reason = reason
-            meeting.left.set()
-            async with self._leaving:
-                tally = await anyio.to_thread.run_sync(self._tally, meeting)
-                meeting.gate.catch_up(tally.count, tally.last_mono)
-                event = meeting_log.left(_now(), self._pid, reason.why, meeting.gate.spoken)
-                await self._append(meeting, event)
-                if meeting.signals is not None:
-                    await anyio.to_thread.run_sync(meeting.signals.close)
-                talk = meeting.conversation
-                if talk is not None and talk.listener is not None:
-                    listener = talk.listener
-                    end = listener.interrupt if reason is LeaveReason.SHUTDOWN else listener.stop
-                    await anyio.to_thread.run_sync(end)
-                if meeting.beat is not None:
-                    await anyio.to_thread.run_sync(meeting.beat.stop)
-                await anyio.to_thread.run_sync(self._heartbeat.remove_if_ours)
-                if meeting.voice is None:
-                    return
-                meeting.voice.stop_line()
-                if voice_later and self._background is not None:
-                    self._voice_closed = anyio.Event()
-                    self._background.start_soon(self._close_voice, meeting, self._voice_closed)
-                    return
-                await self._close_voice(meeting)
-
-    async def _close_voice(self, meeting: HeldMeeting, closed: anyio.Event | None = None) -> None:
-        """Give the cut-off line `LINE_STOP_S` to come back, then stop the helper: politely
-        when the line came back, at once when it did not (the helper hangs)."""
-        with anyio.CancelScope(shield=True):
-            try:
-                voice = meeting.voice
-                if voice is None:
-                    return
-                answered = True
-                if meeting.line_done is not None:
-                    with anyio.move_on_after(LINE_STOP_S):
-                        await meeting.line_done.wait()
-                    answered = meeting.line_done.is_set()
-                quit_within = QUIT_WITHIN_S if answered else 0.0
-                await anyio.to_thread.run_sync(voice.close, quit_within)
-                meeting.voice = None
-            finally:
-                if closed is not None:
-                    closed.set()
+    # The bookkeeping every call shares.
 
     def _watched(self) -> HeldMeeting | None:
         """The meeting being watched (its notice said), else None."""
@@ -740,19 +343,7 @@ class Watcher:
 
     def _tally(self, meeting: HeldMeeting) -> meeting_log.Tally:
         text = meeting.log.text()
-        return meeting_log.tally(text, _now(), self._clock(), own_pid=self._pid)
+        return meeting_log.tally(text, now(), self._clock(), own_pid=self._pid)
 
     async def _append(self, meeting: HeldMeeting, event: dict[str, Any]) -> None:
         await anyio.to_thread.run_sync(meeting.log.append, event)
-
-
-def _now() -> datetime:
-    """Local time with offset, as every log event's `at` is written (5.2)."""
-    return datetime.now().astimezone()
-
-
-def _size(path: Path) -> int:
-    try:
-        return path.stat().st_size
-    except OSError:
-        return -1

@@ -12,6 +12,7 @@ still counts. The file is never followed through a symlink, like every file in a
 from __future__ import annotations
 
 import os
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,11 @@ from assist.mcp.store.session_files import NO_FOLLOW, SessionRefusal, read_sessi
 
 FILE_MODE = 0o644
 """Readable by the user's other tools (Ambient's menu reads the session), written only by us."""
+
+
+def now() -> datetime:
+    """Local time with offset, as every log event's `at` is written (5.2)."""
+    return datetime.now().astimezone()
 
 
 class MeetingLogFile:

@@ -20,23 +20,16 @@ from assist.mcp.store.session_files import open_session_file
 class TranscriptReader:
     """Reads `raw.jsonl` from a remembered byte offset; `read(since)` -> (lines, next).
 
-    `bytes_read` counts every byte read from the file over the reader's life, so a test can
-    see that a poll reads only what was appended. `corrupt_lines` counts distinct complete
-    lines that were not blank and could not be read as a raw line; each is reported on stderr
-    once. One reader may be shared by threads: reads take turns.
+    A complete line that is not blank and cannot be read as a raw line is reported on stderr
+    once, however often it is read. One reader may be shared by threads: reads take turns.
     """
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.bytes_read = 0
         self._ends: array[int] = array("Q")
         self._inode: int | None = None
         self._reported: set[int] = set()
         self._reading = threading.Lock()
-
-    @property
-    def corrupt_lines(self) -> int:
-        return len(self._reported)
 
     @property
     def offset(self) -> int:
@@ -70,7 +63,6 @@ class TranscriptReader:
                 start = self._ends[first - 1] if first else 0
                 file.seek(start)
                 data = file.read()
-            self.bytes_read += len(data)
             return self._take(data, start, first, since), len(self._ends)
 
     def _take(self, data: bytes, start: int, first: int, since: int) -> list[tuple[int, RawLine]]:
