@@ -20,6 +20,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from assist.app.engines import load_plugins
 from assist.core.engines import VOICES, VoiceOptions
@@ -29,6 +30,9 @@ from assist.mcp.speech import engine_choice
 from assist.mcp.store.paths import voice_cache_root
 from assist.mcp.voice import loading
 from assist.mcp.voice.output import PROGRAM, log, take_stdout
+
+if TYPE_CHECKING:
+    from assist.mcp.voice.player import Player
 
 LOAD_FAILED = 2
 """Exit status of a helper that never became ready (also argparse's usage-error status)."""
@@ -76,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
     from assist.core.protocol import Ready
 
     try:
-        from assist.mcp.voice.player import Player, PlayerUnavailable, SilentPlayer, open_speakers
+        from assist.mcp.voice.player import PlayerUnavailable
         from assist.mcp.voice.service import Service, read_requests
     except ImportError as missing:
         log.warning(f"{VOICE_EXTRA_MISSING} ({missing})")
@@ -100,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         engine = loading.build(registry, engine_name, options)
         load_ms = round((time.perf_counter() - started) * 1000)
         log.debug(f"engine {engine_name} built in {load_ms} ms")
-        player: Player = SilentPlayer() if args.no_play else open_speakers(engine.sample_rate)
+        player = _player(args.no_play, int(engine.sample_rate))
     except (loading.LoadFailure, PlayerUnavailable, OSError) as error:
         log.warning(f"cannot load voice engine {engine_name!r}: {error}")
         return LOAD_FAILED
@@ -118,6 +122,20 @@ def main(argv: list[str] | None = None) -> int:
         player.close()
         engine.close()
     return 0
+
+
+def _player(no_play: bool, sample_rate: int) -> Player:
+    """Nothing with --no-play; else the FIFO that `ASSIST_PLAY_INTO` names (tests, the talk
+    demo), else the speakers."""
+    from assist.mcp.voice import fifo_output
+    from assist.mcp.voice.player import SilentPlayer, open_speakers
+
+    if no_play:
+        return SilentPlayer()
+    into = os.environ.get(fifo_output.VARIABLE)
+    if into:
+        return fifo_output.open_fifo(into, sample_rate)
+    return open_speakers(sample_rate)
 
 
 def _options(args: argparse.Namespace) -> VoiceOptions:
