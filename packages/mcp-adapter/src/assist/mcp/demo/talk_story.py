@@ -1,30 +1,17 @@
-"""The scripted user of `assist demo --talk` (issue 12): what they say, and when, as data.
+"""The scripted user of `assist demo --talk` (issue 12): what they say, as data.
 
-Each step is one thing the user says into the room once the conversation has reached a point
-(`after`): the greeting heard, the agent's question (`confirm`) asked, the agent's long answer
-started, the answer finished. The runner plays each with Piper into the software room that the
-server's own listener hears; the stand-in (`talk_policy`) answers. DRAFT: not yet run end to end.
+The user asks for something that changes the world, answers the agent's question (`ANSWERS`:
+the demo says yes; the tests also say no, or nothing), talks over the agent's long answer
+`BARGE_IN_AFTER_S` into it, and says goodbye. `talk` plays each line with Piper into the room
+when the conversation reaches its point; the stand-in (`talk_policy`) answers.
 """
 
 from __future__ import annotations
 
-import attrs
-
-
-@attrs.frozen
-class Step:
-    """A line the user says once the conversation reaches `after`, `delay_s` later."""
-
-    name: str
-    after: str  # "greeting", "question", "answer_playing", "answer_done"
-    text: str
-    delay_s: float = 1.0
-
-
-STORY: tuple[Step, ...] = (
-    Step("request", "greeting", "Please create a file called notes with today's agenda."),
-    Step("yes", "question", "Yes, go ahead."),
-    Step("barge_in", "answer_playing", "Wait, stop, that's enough.", delay_s=2.0),
-    Step("goodbye", "answer_done", "Thanks, goodbye."),
-)
-"""The demo's story: a request that changes the world, the yes, an interruption, goodbye."""
+REQUEST = "Please create a file called notes with today's agenda."
+ANSWERS: dict[str, str | None] = {"yes": "Yes, go ahead.", "no": "No, don't.", "silence": None}
+"""The user's answer to the agent's question, by the story's variant."""
+BARGE_IN = "Wait, stop, that's enough."
+BARGE_IN_AFTER_S = 2.5
+"""How far into the long answer the user talks over it: well inside the line."""
+GOODBYE = "Thanks, goodbye."
