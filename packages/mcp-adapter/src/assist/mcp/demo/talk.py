@@ -36,9 +36,10 @@ FILLER_BOUNDS_S = (6.0, 9.0)
 """When the first filler is due after the turn was handed over (behaviour 13)."""
 HEARD_WITHIN_S = 90.0
 """A line reaches a wait within this, whisper on two busy cores included; never a speed claim."""
-CONFIRM_TIMEOUT_S = 30.0
-SILENT_CONFIRM_TIMEOUT_S = 5.0
-"""The silent variant's question waits the least `confirm` allows."""
+CONFIRM_TIMEOUT_S = 30
+SILENT_CONFIRM_TIMEOUT_S = 5
+"""The silent variant's question waits the least `confirm` allows. Both are whole seconds:
+`confirm` reads any other `timeout_s` as its 90 s default (the first silent run waited 94 s)."""
 WORK_WITHIN_S = 60.0
 """The simulated work goes on, past `talk_policy.WORK_S`, until a filler has been said."""
 
@@ -115,6 +116,11 @@ async def run_talk(plan: TalkPlan, progress: Progress) -> dict[str, Any]:
             ):
                 await session.initialize()
                 await _tell(_Tools(session), room, said, plan, story, result, sessions)
+    except BaseExceptionGroup as group:  # the client's task groups wrap a failed step
+        failed, _ = group.split(TalkFailed)
+        if failed is None:
+            raise
+        raise _first(failed) from group
     finally:
         room.close()
     result["steps"] = story.steps
@@ -257,6 +263,14 @@ async def _work(
     story.note("answer ended", **answer)
     if not answer["cut_off"]:
         raise TalkFailed("barge-in", f"the answer played to its end ({spoke})")
+
+
+def _first(group: BaseExceptionGroup[TalkFailed]) -> TalkFailed:
+    inner: BaseException = group
+    while isinstance(inner, BaseExceptionGroup):
+        inner = inner.exceptions[0]
+    assert isinstance(inner, TalkFailed)
+    return inner
 
 
 def _fillers(folder: Path, handed_over: float) -> list[dict[str, Any]]:
