@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from assist.core.answers import (
     APOSTROPHES,
+    DEGREE_WORDS,
+    NEGATIONS,
     NO_WORDS,
     YES_WORDS,
     answer_words,
@@ -12,7 +14,7 @@ from assist.core.answers import (
     decide,
     holds_any,
 )
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 SEPARATORS = st.text(
@@ -75,8 +77,40 @@ def test_i_dont_know_is_no_since_it_holds_dont_and_the_agent_must_not_act() -> N
     assert classify("I don\u2019t know, sure?") == "no"
 
 
-def test_not_sure_is_yes_with_the_default_lists_and_no_once_not_is_a_no_word() -> None:
-    assert classify("I'm not sure") == "yes"
+@pytest.mark.parametrize(
+    "line",
+    [
+        "I'm not sure",
+        "I'm not sure, maybe",
+        "That's not correct.",
+        "not okay",
+        "That isn't correct",
+        "that isn\u2019t correct",
+        "it is n't correct",
+        "Not really sure.",
+        "I'm not 100% sure",
+        "not at all okay",
+        "I'm not quite sure that's correct",
+        "I'm never sure",
+        "Why not, sure",
+        "I'm not sure, well okay, yes",
+    ],
+)
+def test_a_yes_word_negated_by_not_or_nt_is_no_yes_but_unclear(line: str) -> None:
+    assert classify(line) == "unclear"
+
+
+@pytest.mark.parametrize(
+    "line",
+    ["Not bad, go ahead.", "Yes, not a problem", "not now? okay", "Not a problem, sure"],
+)
+def test_a_negation_reaches_only_the_yes_word_right_after_it(line: str) -> None:
+    assert classify(line) == "yes"
+
+
+def test_a_negated_yes_word_with_a_no_word_is_still_no() -> None:
+    assert classify("not sure, wait") == "no"
+    assert classify("Don't, it's not okay") == "no"
     assert classify("I'm not sure", no_words=(*NO_WORDS, "not")) == "no"
 
 
@@ -123,12 +157,60 @@ def test_adding_a_no_word_to_any_line_makes_it_no(
 
 
 @given(st.data(), st.text(max_size=80), st.sampled_from(YES_WORDS))
-def test_adding_a_yes_word_to_a_line_without_a_no_word_makes_it_yes(
+def test_adding_a_yes_word_to_a_line_without_a_no_word_or_a_negation_makes_it_yes(
     data: st.DataObject, line: str, yes_word: str
 ) -> None:
-    if classify(line) == "no":
-        return
+    assume(classify(line) != "no")
+    assume(not NEGATIONS.intersection(answer_words(line)))
     assert classify(line + data.draw(SEPARATORS) + styled(yes_word, data)) == "yes"
+
+
+@given(
+    st.data(),
+    st.text(max_size=80),
+    st.sampled_from(sorted(NEGATIONS)),
+    st.lists(st.sampled_from(sorted(DEGREE_WORDS)), max_size=3),
+    st.sampled_from(YES_WORDS),
+    st.booleans(),
+)
+def test_adding_a_negated_yes_word_to_any_line_makes_it_anything_but_yes(
+    data: st.DataObject,
+    line: str,
+    negation: str,
+    degrees: list[str],
+    yes_word: str,
+    at_end: bool,
+) -> None:
+    piece = styled(" ".join([negation, *degrees, yes_word]), data)
+    gap = data.draw(SEPARATORS)
+    assert classify(line + gap + piece if at_end else piece + gap + line) != "yes"
+
+
+NEUTRAL_WORDS = st.sampled_from(["I", "think", "the", "deploy", "maybe", "later", "thanks", "we"])
+"""Words that neither are nor, put beside a yes-word, make a yes- or no-word."""
+
+
+@given(
+    st.data(),
+    st.lists(
+        st.tuples(
+            st.sampled_from(sorted(NEGATIONS)),
+            st.lists(st.sampled_from(sorted(DEGREE_WORDS)), max_size=3),
+            st.sampled_from(YES_WORDS),
+        ),
+        min_size=1,
+        max_size=4,
+    ),
+    st.lists(NEUTRAL_WORDS, max_size=3),
+)
+def test_a_line_whose_yes_words_are_all_negated_is_never_yes(
+    data: st.DataObject, negated: list[tuple[str, list[str], str]], others: list[str]
+) -> None:
+    pieces = [" ".join([negation, *degrees, yes_word]) for negation, degrees, yes_word in negated]
+    pieces += others
+    pieces = data.draw(st.permutations(pieces))
+    line = "".join(styled(piece, data) + data.draw(SEPARATORS) for piece in pieces)
+    assert classify(line) != "yes"
 
 
 @given(st.text(max_size=80))
@@ -140,7 +222,10 @@ def test_letter_case_never_changes_the_answer(line: str) -> None:
 
 @given(
     st.data(),
-    st.lists(st.one_of(st.sampled_from(YES_WORDS + NO_WORDS), OTHER_WORDS), max_size=8),
+    st.lists(
+        st.one_of(st.sampled_from(YES_WORDS + NO_WORDS + ("not", "isn't")), OTHER_WORDS),
+        max_size=8,
+    ),
 )
 def test_punctuation_between_and_around_words_never_changes_the_answer(
     data: st.DataObject, phrases: list[str]

@@ -3,7 +3,9 @@ mechanism serving a second group (behaviour 8.4)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import attrs
 import pluggy
@@ -19,6 +21,10 @@ from assist.core.engines import (
 )
 from assist.core.plugins import PluginKind, Registry, UnknownPlugin
 
+sys.path.insert(0, str(Path(__file__).parent))
+import plugin_fakes
+from plugin_fakes import FakeEntryPoint
+
 
 def _never_built(options: VoiceOptions):
     raise AssertionError("loading the registry must never build an engine")
@@ -28,28 +34,10 @@ def spec(name: str, **changes) -> EngineSpec:
     return EngineSpec(name=name, package=f"assist-voice-{name}", build=_never_built, **changes)
 
 
-class Offers:
-    """A plugin offering the given specs through the registrar hook."""
-
-    def __init__(self, *specs: object) -> None:
-        self.specs = specs
-
+class Offers(plugin_fakes.Offers):
     @hookimpl
     def assist_voice_engines(self, register):
-        for offered in self.specs:
-            register(offered)
-
-
-@attrs.frozen
-class FakeEntryPoint:
-    name: str
-    plugin: object = None
-    error: Exception | None = None
-
-    def load(self):
-        if self.error is not None:
-            raise self.error
-        return self.plugin
+        self.offer(register)
 
 
 class RaisesInHook:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-import attrs
+import sys
+from pathlib import Path
+
 import pytest
 from assist.core.plugins import Registry, UnknownPlugin
 from assist.core.recognisers import (
@@ -17,6 +19,10 @@ from assist.core.recognisers import (
 from hypothesis import given
 from hypothesis import strategies as st
 
+sys.path.insert(0, str(Path(__file__).parent))
+import plugin_fakes
+from plugin_fakes import FakeEntryPoint
+
 
 def _never_built(options: RecogniserOptions):
     raise AssertionError("loading the registry must never build a recogniser")
@@ -28,26 +34,10 @@ def spec(name: str, rank: int = 0, **changes) -> RecogniserSpec:
     )
 
 
-class Offers:
-    def __init__(self, *specs: object) -> None:
-        self.specs = specs
-
+class Offers(plugin_fakes.Offers):
     @hookimpl
     def assist_stt_engines(self, register):
-        for offered in self.specs:
-            register(offered)
-
-
-@attrs.frozen
-class FakeEntryPoint:
-    name: str
-    plugin: object = None
-    error: Exception | None = None
-
-    def load(self):
-        if self.error is not None:
-            raise self.error
-        return self.plugin
+        self.offer(register)
 
 
 def load(*entry_points, environ=None) -> Registry[RecogniserSpec]:

@@ -92,6 +92,31 @@ class Listener:
         return self.process.returncode, self.first_line + out.decode(), (err or b"").decode()
 
 
+def listening_to_stdin(tmp_path: Path) -> Listener:
+    """`assist listen --from - --stt fake` into `tmp_path/s`, fed through its stdin (`pcm`)."""
+    return Listener(
+        tmp_path / "s",
+        listen_env(tmp_path),
+        "--from",
+        "-",
+        "--stt",
+        "fake",
+        stdin=subprocess.PIPE,
+    )
+
+
+def listening_to_file(tmp_path: Path, path: Path, env: dict[str, str] | None = None) -> Listener:
+    """`assist listen --from PATH --fast --stt fake` into `tmp_path/s` (`env`: `listen_env`'s
+    by default)."""
+    env = listen_env(tmp_path) if env is None else env
+    return Listener(tmp_path / "s", env, "--from", str(path), "--fast", "--stt", "fake")
+
+
+def pcm(samples: Any) -> bytes:
+    """Float samples as the 16-bit little-endian PCM `--from -` reads."""
+    return bytes((samples * 32767).round().astype("<i2").tobytes())
+
+
 def raw_lines(folder: Path) -> list[dict[str, Any]]:
     path = folder / "raw.jsonl"
     if not path.exists():

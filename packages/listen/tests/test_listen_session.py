@@ -25,6 +25,9 @@ from listen_harness import (
     Listener,
     eventually,
     listen_env,
+    listening_to_file,
+    listening_to_stdin,
+    pcm,
     raw_lines,
     write_wav,
 )
@@ -86,9 +89,7 @@ def test_a_stereo_file_at_another_rate_is_mixed_and_resampled_on_the_same_clock(
     stereo = np.repeat(soxr.resample(meeting.samples, 16000, 44100)[:, None], 2, axis=1)
     path = tmp_path / "stereo.wav"
     write_wav(path, stereo.reshape(-1), 44100, channels=2)
-    listener = Listener(
-        tmp_path / "s", listen_env(tmp_path), "--from", str(path), "--fast", "--stt", "fake"
-    )
+    listener = listening_to_file(tmp_path, path)
     code, _, err = listener.wait()
     assert code == 0, err
     lines = raw_lines(listener.folder)
@@ -102,25 +103,17 @@ def test_a_stereo_file_at_another_rate_is_mixed_and_resampled_on_the_same_clock(
 def test_pcm_from_stdin_is_heard_as_it_arrives_and_its_end_ends_the_session(
     tmp_path: Path, meeting
 ) -> None:
-    listener = Listener(
-        tmp_path / "s",
-        listen_env(tmp_path),
-        "--from",
-        "-",
-        "--stt",
-        "fake",
-        stdin=subprocess.PIPE,
-    )
-    pcm = np.frombuffer((meeting.samples * 32767).round().astype("<i2").tobytes(), dtype=np.uint8)
+    listener = listening_to_stdin(tmp_path)
+    data = pcm(meeting.samples)
     first_end = meeting.lines[0].end_s
     cut = int((first_end + 1.2) * 16000) * 2
     assert listener.process.stdin is not None
-    listener.process.stdin.write(pcm[:cut].tobytes())
+    listener.process.stdin.write(data[:cut])
     listener.process.stdin.flush()
     first = eventually(lambda: raw_lines(listener.folder))
     assert len(first) == 1, "the first turn is written while stdin is still open"
     assert (listener.folder / "audio" / "room.native.wav").exists()
-    listener.process.stdin.write(pcm[cut:].tobytes())
+    listener.process.stdin.write(data[cut:])
     listener.process.stdin.close()
     code, _, err = listener.wait()
     assert code == 0, err
@@ -131,15 +124,7 @@ def test_pcm_from_stdin_is_heard_as_it_arrives_and_its_end_ends_the_session(
 def test_the_session_is_live_exactly_while_capturing_and_a_stop_file_ends_it(
     tmp_path: Path, meeting
 ) -> None:
-    listener = Listener(
-        tmp_path / "s",
-        listen_env(tmp_path),
-        "--from",
-        "-",
-        "--stt",
-        "fake",
-        stdin=subprocess.PIPE,
-    )
+    listener = listening_to_stdin(tmp_path)
     store = SessionStore(tmp_path / "s")
     folder = listener.folder
     assert listener.process.stdin is not None
@@ -165,18 +150,10 @@ def test_the_session_is_live_exactly_while_capturing_and_a_stop_file_ends_it(
 def test_the_turn_in_progress_at_a_signal_is_recognised_and_kept(
     tmp_path: Path, meeting, ending: str
 ) -> None:
-    listener = Listener(
-        tmp_path / "s",
-        listen_env(tmp_path),
-        "--from",
-        "-",
-        "--stt",
-        "fake",
-        stdin=subprocess.PIPE,
-    )
+    listener = listening_to_stdin(tmp_path)
     speech = meeting.samples[: int((meeting.lines[0].start_s + 1.0) * 16000)]
     assert listener.process.stdin is not None
-    listener.process.stdin.write((speech * 32767).round().astype("<i2").tobytes())
+    listener.process.stdin.write(pcm(speech))
     listener.process.stdin.flush()
     native = listener.folder / "audio" / "room.native.wav"
 
@@ -200,7 +177,7 @@ def test_a_recogniser_that_fails_once_is_retried_and_its_turn_written(
 ) -> None:
     log = tmp_path / "calls.txt"
     env = listen_env(tmp_path, FAKE_STT_FAIL="once", FAKE_STT_LONG_S="3.5", FAKE_STT_LOG=str(log))
-    listener = Listener(tmp_path / "s", env, "--from", str(meeting_wav), "--fast", "--stt", "fake")
+    listener = listening_to_file(tmp_path, meeting_wav, env)
     code, _, err = listener.wait()
     assert code == 0, err
     assert len(raw_lines(listener.folder)) == len(meeting.lines)
@@ -215,7 +192,7 @@ def test_a_recogniser_that_keeps_failing_on_a_turn_is_reported_and_the_session_g
 ) -> None:
     log = tmp_path / "calls.txt"
     env = listen_env(tmp_path, FAKE_STT_FAIL="always", FAKE_STT_LONG_S="3.5", FAKE_STT_LOG=str(log))
-    listener = Listener(tmp_path / "s", env, "--from", str(meeting_wav), "--fast", "--stt", "fake")
+    listener = listening_to_file(tmp_path, meeting_wav, env)
     code, _, err = listener.wait()
     assert code == 0, err
     long_turns = [line for line in meeting.lines if line.end_s - line.start_s > 3.3]
@@ -236,9 +213,7 @@ def test_a_recogniser_that_keeps_failing_on_a_turn_is_reported_and_the_session_g
 def test_a_listener_whose_stderr_reader_went_away_still_writes_every_line(
     tmp_path: Path, meeting_wav: Path, meeting
 ) -> None:
-    listener = Listener(
-        tmp_path / "s", listen_env(tmp_path), "--from", str(meeting_wav), "--fast", "--stt", "fake"
-    )
+    listener = listening_to_file(tmp_path, meeting_wav)
     assert listener.process.stderr is not None
     listener.process.stderr.close()  # the terminal view now writes into a broken pipe
     code, _, _ = listener.wait()

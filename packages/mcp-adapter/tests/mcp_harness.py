@@ -3,7 +3,10 @@
 `Place` is a config file, a sessions root and a voice cache under one tmp folder, with the
 environment that points `assist mcp` at them. `LiveMeeting` is a session folder kept live by a
 thread that touches `audio/room.native.wav` (as a recorder would), with lines appended to its
-`raw.jsonl` on demand. `connect` starts `assist mcp` through the SDK's own stdio client.
+`raw.jsonl` on demand. `connect` starts `assist mcp` through the SDK's own stdio client, and
+`watching` holds a watch on it for the length of a block. A module whose tests share one
+server takes its place from `place_in` and a fresh meeting for each test from `next_meeting`;
+`raw_server` is `RawServer` for the length of a block, checked as it ends.
 
 Import it from a test file with `sys.path.insert(0, str(Path(__file__).parent))` (the suite
 runs with --import-mode=importlib, so test folders are not on the path).
@@ -11,6 +14,7 @@ runs with --import-mode=importlib, so test folders are not on the path).
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import queue
@@ -18,13 +22,14 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import Any
 
 import anyio
 import mcp_types as types
+import pytest
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -123,8 +128,16 @@ class Place:
         return self.config.parent / "speaking.lock"
 
 
+def place_in(factory: pytest.TempPathFactory, name: str, **configure: Any) -> Place:
+    """A place in a fresh tmp folder named `name`, configured (`Place.configure`'s keywords)."""
+    place = Place(factory.mktemp(name))
+    place.configure(**configure)
+    return place
+
+
 class LiveMeeting:
-    """A session folder being "recorded": its room wav is touched until `end()`."""
+    """A session folder being "recorded": its room wav is touched until `end()` (or the end of
+    a `with` block)."""
 
     def __init__(self, place: Place, session_id: str = "2026-09-05T1608-standup") -> None:
         self.id = session_id
@@ -179,6 +192,12 @@ class LiveMeeting:
         self.wav.unlink(missing_ok=True)
         (self.folder / "session.json").write_text(json.dumps({"id": self.id}), encoding="utf-8")
 
+    def __enter__(self) -> LiveMeeting:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.end()
+
     def events(self) -> list[dict[str, Any]]:
         """The meeting's assistant.jsonl events, in order."""
         if not self.log.exists():
@@ -187,6 +206,18 @@ class LiveMeeting:
 
     def event_names(self) -> list[str]:
         return [event["event"] for event in self.events()]
+
+
+_meeting_numbers = itertools.count(10)
+
+
+def next_meeting(place: Place, day: str, label: str, **configure: Any) -> LiveMeeting:
+    """A new live meeting `<day>T<nnnn>-<label>`, later than any made before, for a test that
+    shares its server with others: the settings (`Place.configure`'s keywords) and the floor
+    are put back first, as an earlier test may have changed them."""
+    place.configure(**configure)
+    place.lock.unlink(missing_ok=True)
+    return LiveMeeting(place, f"{day}T{next(_meeting_numbers):04d}-{label}")
 
 
 @asynccontextmanager
@@ -206,6 +237,17 @@ async def connect(
     ):
         await session.initialize()
         yield session
+
+
+@asynccontextmanager
+async def watching(server: ClientSession) -> AsyncIterator[Any]:
+    """Watch the live meeting for the length of the block (the `watch_meeting` result is
+    given), and stop watching as it ends, whatever happened in it."""
+    watched = value_of(await server.call_tool("watch_meeting", {}))
+    try:
+        yield watched
+    finally:
+        await server.call_tool("stop_watching", {})
 
 
 def run_assist(
@@ -348,6 +390,18 @@ class RawServer:
         if self.process.poll() is None:
             self.process.kill()
             self.wait()
+
+
+@contextmanager
+def raw_server(place: Place) -> Iterator[RawServer]:
+    """An initialised `RawServer` for the length of the block; at its end the server's input
+    closes, and it must exit 0 having written nothing but JSON-RPC on stdout."""
+    server = RawServer(place)
+    server.initialize()
+    yield server
+    server.close_input()
+    assert server.wait() == 0
+    assert server.stray == []
 
 
 def helper_pids(place: Place) -> list[int]:

@@ -8,10 +8,10 @@ begin before it logs that), then writes the user's answer into `raw.jsonl` as a 
 
 from __future__ import annotations
 
-import itertools
 import sys
 import time
 from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,17 @@ from assist.core import hints, refusals
 from mcp.client.session import ClientSession
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_harness import LiveMeeting, Place, connect, eventually, refusal_of, value_of
+from mcp_harness import (
+    LiveMeeting,
+    Place,
+    connect,
+    eventually,
+    next_meeting,
+    place_in,
+    refusal_of,
+    value_of,
+    watching,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +41,6 @@ NOTICE_S = 0.1
 QUESTION = "Shall I file a task to check version 1.8?"
 SETTLE_S = 30.0
 """Generous bound for a step to be seen: both cores may be busy with other agents' tests."""
-_numbers = itertools.count(10)
 
 
 @pytest.fixture(scope="module")
@@ -41,25 +50,20 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
-    place = Place(tmp_path_factory.mktemp("confirm"))
-    place.configure(cooldown_s=0)
-    return place
+    return place_in(tmp_path_factory, "confirm", cooldown_s=0)
 
 
 @pytest.fixture(scope="module")
 async def server(place: Place) -> AsyncIterator[ClientSession]:
-    env = {**place.slow_voice(LINE_S, NOTICE_S), "ASSIST_PACING_SCALE": "0.2"}
+    env = place.slow_voice(LINE_S, NOTICE_S, ASSIST_PACING_SCALE="0.2")
     async with connect(place, env=env) as session:
         yield session
 
 
 @pytest.fixture
 def meeting(place: Place, server: ClientSession) -> Iterator[LiveMeeting]:
-    place.configure(cooldown_s=0)
-    place.lock.unlink(missing_ok=True)
-    live = LiveMeeting(place, f"2026-04-02T{next(_numbers):04d}-confirm")
-    yield live
-    live.end()
+    with next_meeting(place, "2026-04-02", "confirm", cooldown_s=0) as live:
+        yield live
 
 
 async def joined(server: ClientSession) -> None:
@@ -83,14 +87,25 @@ class Asking:
         self.took = time.monotonic() - started
 
 
+@asynccontextmanager
+async def asked(
+    server: ClientSession, meeting: LiveMeeting, question: str = QUESTION, **arguments: Any
+) -> AsyncIterator[Asking]:
+    """Call confirm in the background and enter the block once its question was said; by the
+    end of the block the call has answered (its `reply` is there)."""
+    asking = Asking()
+    async with anyio.create_task_group() as group:
+        group.start_soon(asking.run, server, {"question": question, **arguments})
+        await eventually(lambda: question_said(meeting, question), SETTLE_S)
+        yield asking
+    assert asking.reply is not None
+
+
 async def ask_and_answer(
     server: ClientSession, meeting: LiveMeeting, *answers: str, question: str = QUESTION
 ) -> Any:
     """Call confirm, wait until its question was said, say `answers`; its JSON result."""
-    asking = Asking()
-    async with anyio.create_task_group() as group:
-        group.start_soon(asking.run, server, {"question": question, "timeout_s": 60})
-        await eventually(lambda: question_said(meeting, question), SETTLE_S)
+    async with asked(server, meeting, question, timeout_s=60) as asking:
         for text in answers:
             meeting.say(text)
     assert asking.reply is not None
@@ -100,8 +115,7 @@ async def ask_and_answer(
 async def test_a_spoken_yes_answers_yes_and_the_question_is_logged_as_an_utterance(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await joined(server)
-    try:
+    async with watching(server):
         got = await ask_and_answer(server, meeting, "Yes, go ahead.")
         assert got == {"answer": "yes", "heard": ["[00:00] someone in the room: Yes, go ahead."]}
         events = meeting.events()
@@ -109,26 +123,28 @@ async def test_a_spoken_yes_answers_yes_and_the_question_is_logged_as_an_utteran
         assert events[1]["text"] == QUESTION and events[2]["utterance"] == events[1]["utterance"]
         status = value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 1}))
         assert status["spoken"] == 1
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
-async def test_a_line_with_a_no_word_answers_no_even_with_a_yes_in_it(
-    server: ClientSession, meeting: LiveMeeting
+@pytest.mark.parametrize(
+    "said",
+    [
+        ["Yes... no, wait, don't."],  # a no-word outweighs a yes-word
+        ["I'm not sure, that isn't correct.", "No."],  # doubt is no yes: the next line decides
+    ],
+)
+async def test_a_no_word_answers_no_even_with_a_yes_in_it_and_a_negated_yes_answers_nothing(
+    server: ClientSession, meeting: LiveMeeting, said: list[str]
 ) -> None:
-    await joined(server)
-    try:
-        got = await ask_and_answer(server, meeting, "Yes... no, wait, don't.")
-        assert got["answer"] == "no"
-    finally:
-        await server.call_tool("stop_watching", {})
+    async with watching(server):
+        got = await ask_and_answer(server, meeting, *said)
+        heard = [f"[00:{2 * n:02d}] someone in the room: {text}" for n, text in enumerate(said)]
+        assert got == {"answer": "no", "heard": heard}
 
 
 async def test_the_lines_heard_are_consumed_and_the_next_wait_starts_after_the_answer(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await joined(server)
-    try:
+    async with watching(server):
         got = await ask_and_answer(
             server, meeting, "Hmm, let me think.", "Okay, do it.", "Claude, and the docs too."
         )
@@ -141,19 +157,13 @@ async def test_the_lines_heard_are_consumed_and_the_next_wait_starts_after_the_a
         }
         batch = value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 5}))
         assert batch["lines"] == ["[00:04] someone in the room: Claude, and the docs too."]
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
 async def test_silence_or_unclear_lines_until_the_timeout_give_no_answer(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await joined(server)
-    try:
-        asking = Asking()
-        async with anyio.create_task_group() as group:
-            group.start_soon(asking.run, server, {"question": QUESTION, "timeout_s": 5})
-            await eventually(lambda: question_said(meeting), SETTLE_S)
+    async with watching(server):
+        async with asked(server, meeting, timeout_s=5) as asking:
             meeting.say("Hmm, I wonder.")
         assert asking.reply is not None
         assert value_of(asking.reply) == {
@@ -163,34 +173,25 @@ async def test_silence_or_unclear_lines_until_the_timeout_give_no_answer(
         assert asking.took >= 5.0
         batch = value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 1}))
         assert batch["lines"] == []
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
 async def test_a_timeout_below_5_seconds_is_read_as_5(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await joined(server)
-    try:
+    async with watching(server):
         asking = Asking()
         await asking.run(server, {"question": QUESTION, "timeout_s": 1})
         assert asking.reply is not None
         assert value_of(asking.reply) == {"answer": "no answer", "heard": []}
         assert asking.took >= 5.0
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
 async def test_the_echo_of_the_question_itself_is_never_taken_as_the_answer(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
     question = "Okay to go ahead and delete the old release branch?"
-    await joined(server)
-    try:
-        asking = Asking()
-        async with anyio.create_task_group() as group:
-            group.start_soon(asking.run, server, {"question": question, "timeout_s": 60})
-            await eventually(lambda: question_said(meeting, question), SETTLE_S)
+    async with watching(server):
+        async with asked(server, meeting, question, timeout_s=60) as asking:
             meeting.say("okay to go ahead and delete the old release branch")
             await anyio.sleep(1.0)  # five polls at this pace: the echo was read and passed over
             assert asking.reply is None
@@ -200,15 +201,12 @@ async def test_the_echo_of_the_question_itself_is_never_taken_as_the_answer(
             "answer": "yes",
             "heard": ["[00:02] someone in the room: Sure."],
         }
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
 async def test_a_line_already_there_when_the_question_ended_is_heard_but_does_not_answer(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await joined(server)
-    try:
+    async with watching(server):
         meeting.say("Okay, and one more thing.")
         got = await ask_and_answer(server, meeting, "No.")
         assert got == {
@@ -218,33 +216,25 @@ async def test_a_line_already_there_when_the_question_ended_is_heard_but_does_no
                 "[00:02] someone in the room: No.",
             ],
         }
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
 async def test_in_a_cooldown_the_gate_turns_the_question_down_and_nothing_is_logged(
     server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:
     place.configure(cooldown_s=60)
-    await joined(server)
-    try:
+    async with watching(server):
         value_of(await server.call_tool("speak", {"text": "Hello there."}))
         text = refusal_of(await server.call_tool("confirm", {"question": QUESTION}))
         assert "was not spoken" in text and "seconds to go" in text
         assert "question was not asked" in text and "do not do" in text
         assert meeting.event_names() == ["joined", "speaking", "spoke"]
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
 async def test_switching_off_while_it_listens_gives_no_answer_and_the_off_status(
     server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:
     await joined(server)
-    asking = Asking()
-    async with anyio.create_task_group() as group:
-        group.start_soon(asking.run, server, {"question": QUESTION})
-        await eventually(lambda: question_said(meeting), SETTLE_S)
+    async with asked(server, meeting) as asking:
         meeting.say("Hmm.")
         place.switch(False)
     assert asking.reply is not None
@@ -264,10 +254,7 @@ async def test_the_recording_ending_while_it_listens_gives_no_answer_and_the_end
     place.configure(cooldown_s=0)
     meeting = LiveMeeting(place, "2026-04-02T0001-ends")
     await joined(server)
-    asking = Asking()
-    async with anyio.create_task_group() as group:
-        group.start_soon(asking.run, server, {"question": QUESTION})
-        await eventually(lambda: question_said(meeting), SETTLE_S)
+    async with asked(server, meeting) as asking:
         meeting.end()
     assert asking.reply is not None
     got = value_of(asking.reply)
@@ -279,10 +266,7 @@ async def test_stop_watching_while_it_listens_gives_a_refusal_saying_there_is_no
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
     await joined(server)
-    asking = Asking()
-    async with anyio.create_task_group() as group:
-        group.start_soon(asking.run, server, {"question": QUESTION})
-        await eventually(lambda: question_said(meeting), SETTLE_S)
+    async with asked(server, meeting) as asking:
         value_of(await server.call_tool("stop_watching", {}))
     assert asking.reply is not None
     assert refusal_of(asking.reply) == refusals.confirm_watch_stopped()
@@ -291,8 +275,7 @@ async def test_stop_watching_while_it_listens_gives_a_refusal_saying_there_is_no
 async def test_confirm_and_a_wait_never_listen_at_the_same_time(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await joined(server)
-    try:
+    async with watching(server):
         waited: dict[str, Any] = {}
 
         async def wait() -> None:
@@ -304,16 +287,11 @@ async def test_confirm_and_a_wait_never_listen_at_the_same_time(
             text = refusal_of(await server.call_tool("confirm", {"question": QUESTION}))
             assert text == refusals.confirm_during_wait()
         assert waited["status"] == "live"
-        asking = Asking()
-        async with anyio.create_task_group() as group:
-            group.start_soon(asking.run, server, {"question": QUESTION, "timeout_s": 60})
-            await eventually(lambda: question_said(meeting), SETTLE_S)
+        async with asked(server, meeting, timeout_s=60) as asking:
             second = refusal_of(await server.call_tool("wait_for_transcript", {"timeout_s": 1}))
             assert second == refusals.wait_running()
             meeting.say("Yep.")
         assert asking.reply is not None and value_of(asking.reply)["answer"] == "yes"
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
 @pytest.mark.parametrize(
@@ -328,12 +306,9 @@ async def test_confirm_and_a_wait_never_listen_at_the_same_time(
 async def test_a_question_that_cannot_be_asked_is_refused_before_anything_is_said(
     server: ClientSession, meeting: LiveMeeting, arguments: dict[str, Any], expected: str
 ) -> None:
-    await joined(server)
-    try:
+    async with watching(server):
         assert refusal_of(await server.call_tool("confirm", arguments)) == expected
         assert meeting.event_names() == ["joined"]
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
 async def test_without_a_watch_confirm_says_to_call_watch_meeting_and_not_to_act(

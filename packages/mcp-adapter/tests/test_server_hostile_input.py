@@ -27,7 +27,7 @@ from assist.mcp.server.transport import reply_line
 from mcp.shared.exceptions import MCPError
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_harness import LiveMeeting, Place, RawServer, helper_pids
+from mcp_harness import LiveMeeting, Place, RawServer, helper_pids, place_in, raw_server
 
 DEEP = "[" * 5000 + "]" * 5000
 """Nested deeper than Python's json parser can go: it raises RecursionError, not ValueError."""
@@ -35,19 +35,13 @@ DEEP = "[" * 5000 + "]" * 5000
 
 @pytest.fixture(scope="module")
 def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
-    place = Place(tmp_path_factory.mktemp("hostile"))
-    place.configure()
-    return place
+    return place_in(tmp_path_factory, "hostile")
 
 
 @pytest.fixture(scope="module")
 def raw(place: Place) -> Iterator[RawServer]:
-    server = RawServer(place)
-    server.initialize()
-    yield server
-    server.close_input()
-    assert server.wait() == 0
-    assert server.stray == []
+    with raw_server(place) as server:
+        yield server
 
 
 def call(tool: str, arguments: Any, request_id: Any = 1) -> bytes:

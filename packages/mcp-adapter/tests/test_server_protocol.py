@@ -21,24 +21,26 @@ import pytest
 from assist.mcp.server import tools, wire
 
 sys.path.insert(0, str(Path(__file__).parent))
-from mcp_harness import TOOLS_IN_ORDER, LiveMeeting, Place, RawServer, helper_pids
+from mcp_harness import (
+    TOOLS_IN_ORDER,
+    LiveMeeting,
+    Place,
+    RawServer,
+    helper_pids,
+    place_in,
+    raw_server,
+)
 
 
 @pytest.fixture(scope="module")
 def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
-    place = Place(tmp_path_factory.mktemp("protocol"))
-    place.configure()
-    return place
+    return place_in(tmp_path_factory, "protocol")
 
 
 @pytest.fixture(scope="module")
 def raw(place: Place) -> Iterator[RawServer]:
-    server = RawServer(place)
-    server.initialize()
-    yield server
-    server.close_input()
-    assert server.wait() == 0
-    assert server.stray == []
+    with raw_server(place) as server:
+        yield server
 
 
 def error_of(reply: dict[str, Any]) -> tuple[Any, int, str]:

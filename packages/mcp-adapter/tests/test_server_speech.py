@@ -9,7 +9,6 @@ engine error.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import sys
@@ -30,15 +29,17 @@ from mcp_harness import (
     connect,
     eventually,
     helper_pids,
+    next_meeting,
+    place_in,
     refusal_of,
     value_of,
+    watching,
 )
 
 pytestmark = pytest.mark.anyio
 
 LINE_S = 1.0
 NOTICE_S = 0.2
-_numbers = itertools.count(10)
 
 
 @pytest.fixture(scope="module")
@@ -48,26 +49,20 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
-    place = Place(tmp_path_factory.mktemp("speech"))
-    place.configure(cooldown_s=0)
-    return place
+    return place_in(tmp_path_factory, "speech", cooldown_s=0)
 
 
 @pytest.fixture(scope="module")
 async def server(place: Place) -> AsyncIterator[ClientSession]:
-    voice = place.slow_voice(LINE_S, NOTICE_S, SLOW_VOICE_FAIL="cannot")
-    env = {**voice, "ASSIST_PACING_SCALE": "0.2"}
+    env = place.slow_voice(LINE_S, NOTICE_S, SLOW_VOICE_FAIL="cannot", ASSIST_PACING_SCALE="0.2")
     async with connect(place, env=env) as session:
         yield session
 
 
 @pytest.fixture
 def meeting(place: Place, server: ClientSession) -> Iterator[LiveMeeting]:
-    place.configure(cooldown_s=0)
-    place.lock.unlink(missing_ok=True)
-    live = LiveMeeting(place, f"2026-04-01T{next(_numbers):04d}-speech")
-    yield live
-    live.end()
+    with next_meeting(place, "2026-04-01", "speech", cooldown_s=0) as live:
+        yield live
 
 
 async def joined(server: ClientSession) -> None:
@@ -137,8 +132,7 @@ async def test_switching_off_while_a_line_plays_cuts_it_off_and_leaves(
 async def test_other_requests_are_answered_while_a_line_plays_and_its_lines_come_next(
     server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:
-    await joined(server)
-    try:
+    async with watching(server):
         done: dict[str, Any] = {}
 
         async def speak() -> None:
@@ -158,15 +152,12 @@ async def test_other_requests_are_answered_while_a_line_plays_and_its_lines_come
         assert batch["lines"] == ["[00:00] someone in the room: Claude, while you were talking."]
         assert done["said"] == "Let me explain."
         assert json.loads(place.heartbeat.read_text())["state"] == "listening"
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
 async def test_a_second_speak_queues_for_the_floor_and_never_talks_over_the_first(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await joined(server)
-    try:
+    async with watching(server):
         finished: dict[str, float] = {}
 
         async def speak(text: str) -> None:
@@ -188,15 +179,12 @@ async def test_a_second_speak_queues_for_the_floor_and_never_talks_over_the_firs
             "spoke",
         ]
         assert [event["text"] for event in events[1:]] == ["First.", "First.", "Second.", "Second."]
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
 async def test_watch_meeting_waits_for_a_line_in_flight_to_finish(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await joined(server)
-    try:
+    async with watching(server):
         finished: list[float] = []
 
         async def speak() -> None:
@@ -210,16 +198,13 @@ async def test_watch_meeting_waits_for_a_line_in_flight_to_finish(
             returned = time.monotonic()
         assert finished and returned >= finished[0] - 0.05
         assert again["limits"]["spoken"] == 1
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
 async def test_a_voice_failure_is_refused_but_still_counts_and_is_logged(
     server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:
     place.configure(cooldown_s=30)
-    await joined(server)
-    try:
+    async with watching(server):
         text = refusal_of(await server.call_tool("speak", {"text": "I cannot say this."}))
         assert "voice broke down" in text and "RuntimeError: synthesis failed" in text
         speaking, error = meeting.events()[1:3]
@@ -229,8 +214,6 @@ async def test_a_voice_failure_is_refused_but_still_counts_and_is_logged(
         assert "pause" in refusal_of(await server.call_tool("speak", {"text": "Retry."}))
         batch = value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 1}))
         assert batch["spoken"] == 1 and batch["may_speak"].startswith("not now: ")
-    finally:
-        await server.call_tool("stop_watching", {})
 
 
 async def test_speak_is_refused_when_another_voice_keeps_the_floor_and_is_not_counted(

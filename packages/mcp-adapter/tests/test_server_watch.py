@@ -11,7 +11,6 @@ session id) and leaves it.
 
 from __future__ import annotations
 
-import itertools
 import json
 import os
 import sys
@@ -32,8 +31,11 @@ from mcp_harness import (
     eventually,
     helper_pids,
     loaded_libraries,
+    next_meeting,
+    place_in,
     refusal_of,
     value_of,
+    watching,
 )
 
 pytestmark = pytest.mark.anyio
@@ -41,7 +43,6 @@ pytestmark = pytest.mark.anyio
 SCALE = 0.2
 SETTLE_S = 3.0 * SCALE
 NOTICE = notice_text("Claude")
-_numbers = itertools.count(10)
 
 
 @pytest.fixture(scope="module")
@@ -51,9 +52,7 @@ def anyio_backend() -> str:
 
 @pytest.fixture(scope="module")
 def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
-    place = Place(tmp_path_factory.mktemp("watch"))
-    place.configure()
-    return place
+    return place_in(tmp_path_factory, "watch")
 
 
 @pytest.fixture(scope="module")
@@ -80,10 +79,8 @@ async def real_server(place: Place) -> AsyncIterator[ClientSession]:
 
 @pytest.fixture
 def meeting(place: Place, server: ClientSession) -> Iterator[LiveMeeting]:
-    place.configure()
-    live = LiveMeeting(place, f"2026-03-01T{next(_numbers):04d}-meeting")
-    yield live
-    live.end()
+    with next_meeting(place, "2026-03-01", "meeting") as live:
+        yield live
 
 
 async def watch(server: ClientSession) -> dict[str, object]:
@@ -140,14 +137,11 @@ async def test_watching_the_same_meeting_again_says_no_second_notice_and_keeps_t
 ) -> None:
     await watch(server)
     meeting.say("Claude, one thing.")
-    again = await watch(server)
-    try:
+    async with watching(server) as again:
         assert again["notice_spoken"] == NOTICE
         assert meeting.event_names() == ["joined"]
         batch = await wait(server)
         assert batch["lines"] == ["[00:00] someone in the room: Claude, one thing."]
-    finally:
-        await stop(server)
 
 
 async def test_rewatching_after_stop_watching_says_the_notice_again_and_keeps_the_count(
@@ -156,14 +150,11 @@ async def test_rewatching_after_stop_watching_says_the_notice_again_and_keeps_th
     await watch(server)
     value_of(await server.call_tool("speak", {"text": "Noted."}))
     await stop(server)
-    again = await watch(server)
-    try:
+    async with watching(server) as again:
         assert again["limits"]["spoken"] == 1
         assert meeting.event_names() == ["joined", "speaking", "spoke", "left", "joined"]
         held = await server.call_tool("speak", {"text": "Again."})
         assert "pause" in refusal_of(held)
-    finally:
-        await stop(server)
 
 
 async def test_watch_meeting_refuses_while_the_assistant_is_off_and_leaves_a_held_watch(
@@ -218,13 +209,10 @@ async def test_the_gate_catches_up_from_the_log_skipping_lines_it_cannot_read(
         '{"event":"speaking","at":"torn',
         encoding="utf-8",
     )
-    joined = await watch(server)
-    try:
+    async with watching(server) as joined:
         assert joined["limits"]["spoken"] == 2
         held = refusal_of(await server.call_tool("speak", {"text": "Too soon?"}))
         assert "pause" in held
-    finally:
-        await stop(server)
 
 
 async def test_watching_a_newer_recording_leaves_the_meeting_held_before(
@@ -260,8 +248,7 @@ async def test_watch_meeting_refuses_when_the_transcript_cannot_be_read(
 async def test_a_line_that_names_the_assistant_returns_the_batch_at_once(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await watch(server)
-    try:
+    async with watching(server):
 
         async def later() -> None:
             await anyio.sleep(0.5)
@@ -280,15 +267,12 @@ async def test_a_line_that_names_the_assistant_returns_the_batch_at_once(
             "named_you": True,
         }
         assert took < 0.5 + SETTLE_S
-    finally:
-        await stop(server)
 
 
 async def test_lines_come_back_together_once_the_room_has_been_quiet_for_the_settle_time(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await watch(server)
-    try:
+    async with watching(server):
 
         async def talk() -> None:
             await anyio.sleep(0.2)
@@ -307,15 +291,12 @@ async def test_lines_come_back_together_once_the_room_has_been_quiet_for_the_set
         ]
         assert "named_you" not in batch and "left_out_as_your_own_voice" not in batch
         assert 0.2 + 1.5 * SETTLE_S - 0.1 <= took < 0.2 + 1.5 * SETTLE_S + 1.0
-    finally:
-        await stop(server)
 
 
 async def test_a_long_stretch_of_talk_comes_back_after_the_longest_batch_time(
     server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:
-    await watch(server)
-    try:
+    async with watching(server):
         stop_talking = anyio.Event()
         beats: set[int] = set()
 
@@ -334,29 +315,23 @@ async def test_a_long_stretch_of_talk_comes_back_after_the_longest_batch_time(
         assert 20 * SCALE <= took < 20 * SCALE + 1.0
         assert len(batch["lines"]) >= 5
         assert len(beats) >= 2  # the beat thread rewrote the heartbeat during the one call
-    finally:
-        await stop(server)
 
 
 async def test_a_quiet_wait_returns_an_empty_batch_at_its_timeout_clamped_to_one_second(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await watch(server)
-    try:
+    async with watching(server):
         started = time.monotonic()
         batch = await wait(server, 0)
         took = time.monotonic() - started
         assert batch == {"status": "live", "lines": [], "may_speak": "yes", "spoken": 0}
         assert 1.0 <= took < 1.8
-    finally:
-        await stop(server)
 
 
 async def test_an_unusable_timeout_means_the_default_30_seconds(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await watch(server)
-    try:
+    async with watching(server):
 
         async def end_later() -> None:
             await anyio.sleep(1.3)
@@ -369,15 +344,12 @@ async def test_an_unusable_timeout_means_the_default_30_seconds(
             took = time.monotonic() - started
         assert batch["status"] == "ended"  # still waiting after 1.3 s: not a 1 s timeout
         assert took >= 1.3
-    finally:
-        await stop(server)
 
 
 async def test_the_assistants_own_voice_is_left_out_and_counted(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await watch(server)
-    try:
+    async with watching(server):
         said = "The invoice went out on Friday, so you can close it."
         value_of(await server.call_tool("speak", {"text": said, "emotion": "excited"}))
         meeting.say("the invoice went out on friday")
@@ -394,15 +366,12 @@ async def test_the_assistants_own_voice_is_left_out_and_counted(
         assert batch["spoken"] == 1
         assert batch["may_speak"].startswith("not now: ")
         assert "seconds" in batch["may_speak"]
-    finally:
-        await stop(server)
 
 
 async def test_a_second_wait_while_one_runs_is_refused_and_ping_is_answered_meanwhile(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await watch(server)
-    try:
+    async with watching(server):
         first: dict[str, object] = {}
 
         async def long_wait() -> None:
@@ -420,8 +389,6 @@ async def test_a_second_wait_while_one_runs_is_refused_and_ping_is_answered_mean
             assert "already running" in second
             assert not first
         assert first["status"] == "live"
-    finally:
-        await stop(server)
 
 
 async def test_a_cancelled_wait_gives_its_lines_to_the_next_wait(
@@ -514,8 +481,7 @@ async def test_switching_the_assistant_off_ends_a_wait_within_half_a_second(
 async def test_bytes_that_are_not_utf_8_are_replaced_or_their_line_skipped_and_the_wait_goes_on(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:
-    await watch(server)
-    try:
+    async with watching(server):
         meeting.append(b'{"track":"room","start_ms":0,"end_ms":1,"text":"\xff\xfe broken"}\n')
         meeting.append(b"\xc3\x28 not even json\n")
         meeting.say("Claude, are you there?")
@@ -524,8 +490,6 @@ async def test_bytes_that_are_not_utf_8_are_replaced_or_their_line_skipped_and_t
             "[00:00] someone in the room: \ufffd\ufffd broken",
             "[00:00] someone in the room: Claude, are you there?",
         ]
-    finally:
-        await stop(server)
 
 
 # speak
@@ -607,23 +571,19 @@ async def test_the_cap_turns_speech_down_without_logging_the_refused_line(
     server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:
     place.configure(cooldown_s=0, max_per_meeting=1)
-    await watch(server)
-    try:
+    async with watching(server):
         reply = value_of(await server.call_tool("speak", {"text": "First."}))
         assert reply["may_still_speak"] == 0
         text = refusal_of(await server.call_tool("speak", {"text": "Second."}))
         assert "allowance" in text and "wait_for_transcript" in text
         assert meeting.event_names() == ["joined", "speaking", "spoke"]
-    finally:
-        await stop(server)
 
 
 async def test_rules_are_re_read_on_every_call(
     server: ClientSession, place: Place, meeting: LiveMeeting
 ) -> None:
     place.configure(cooldown_s=600, max_per_meeting=5)
-    await watch(server)
-    try:
+    async with watching(server):
         value_of(await server.call_tool("speak", {"text": "One."}))
         assert "pause" in refusal_of(await server.call_tool("speak", {"text": "Two."}))
         place.configure(cooldown_s=0, max_per_meeting=5)
@@ -631,8 +591,6 @@ async def test_rules_are_re_read_on_every_call(
         assert reply["may_still_speak"] == 3
         place.configure(cooldown_s=0, max_per_meeting=0)
         assert "no utterances" in refusal_of(await server.call_tool("speak", {"text": "Three."}))
-    finally:
-        await stop(server)
 
 
 # stop_watching

@@ -19,8 +19,9 @@ AUDIO_FOLDER = "audio"
 ROOM_WAV = "room.native.wav"
 """The room track, in `AUDIO_FOLDER`."""
 SIGNALS_SOCKET = "signals.sock"
-"""(ours, 14.2) A Unix datagram socket a watching server binds in the session folder, to which
-`assist listen` sends its speech onsets for barge-in."""
+"""(ours, 14.2) A symbolic link in the session folder to the Unix datagram socket a watching
+server binds (in a short folder, `/tmp/assist-<uid>`), to which `assist listen` sends its
+speech onsets for barge-in."""
 LOG_FILE = "assistant.jsonl"
 """The meeting's memory of what its assistants said (5.2)."""
 HEARTBEAT_FILE = "assistant.json"

@@ -192,7 +192,7 @@ def _record(plan: _Plan) -> int:
         view.note(text)
 
     recognition = Recognition(plan.recogniser, written, warn)
-    signals = Signals(sys.stdout if plan.events else None, folder / SIGNALS_SOCKET)
+    signals = Signals(sys.stdout if plan.events else None, folder / SIGNALS_SOCKET, warn)
     tracks = [
         Track(name, source, TrackFiles(folder, name, source.rate), recognition, plan.rules, signals)
         for name, source in plan.sources.items()

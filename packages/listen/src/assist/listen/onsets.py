@@ -9,9 +9,10 @@ on stdout, flushed at once, after the `session` line:
     {"event":"speech_stopped","track":"room","ms":2345}
     {"event":"loud","track":"room","ms":1240,"level":0.12}
 
-The same lines go, as datagrams, to `signals.sock` in the session folder when a server
-watching the meeting has bound it (barge-in in a meeting, 14.2). `ms` is on the capture clock
-(from the session's start).
+The same lines go, as datagrams, to the socket that `signals.sock` in the session folder links
+to, when a server watching the meeting has made it (barge-in in a meeting, 14.2; the socket
+itself lives in a short folder, as a deep session folder could not hold it). `ms` is on the
+capture clock (from the session's start).
 
 The loud onset is found apart from the turn segmenter: while the assistant's own voice comes
 back through the microphone the segmenter is already inside a turn (the echo), so a person
@@ -22,10 +23,11 @@ segmenter's onset rule (96 ms) that are also at or above the echo gate's level (
 
 from __future__ import annotations
 
-import contextlib
 import json
+import os
 import socket
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -65,15 +67,25 @@ class LoudOnsets:
 
 class Signals:
     """Writes the events to `out` (stdout with `--events`), one whole line at a time from any
-    thread, and sends each as a datagram to `socket_path` whenever a watching server has bound
-    it (14.2: barge-in in a meeting this listener records); a send that finds nobody costs a
-    failed system call."""
+    thread, and sends each as a datagram to the socket `link` names whenever a watching server
+    has made it (14.2: barge-in in a meeting this listener records). A send that finds nobody
+    costs a failed system call, and never waits: a lost signal is better than a stalled
+    capture. Any other failure is said once through `warn`."""
 
-    def __init__(self, out: TextIO | None = None, socket_path: Path | None = None) -> None:
+    def __init__(
+        self,
+        out: TextIO | None = None,
+        link: Path | None = None,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
         self._out = out
         self._lock = threading.Lock()
-        self._path = str(socket_path) if socket_path is not None else None
-        self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM) if self._path else None
+        self._link = link
+        self._warn = warn
+        self._socket: socket.socket | None = None
+        if link is not None:
+            self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+            self._socket.setblocking(False)
 
     def started(self, track: str, ms: int) -> None:
         self._write({"event": "speech_started", "track": track, "ms": ms})
@@ -87,12 +99,25 @@ class Signals:
     def _write(self, event: dict[str, Any]) -> None:
         line = json.dumps(event, separators=(",", ":")) + "\n"
         with self._lock:
-            if self._socket is not None and self._path is not None:
-                with contextlib.suppress(OSError):
-                    self._socket.sendto(line.encode(), self._path)
+            self._send(line.encode())
             if self._out is not None:
                 try:
                     self._out.write(line)
                     self._out.flush()
                 except (OSError, ValueError):
                     pass  # the server is gone; the session itself goes on
+
+    def _send(self, data: bytes) -> None:
+        if self._socket is None or self._link is None:
+            return
+        try:
+            self._socket.sendto(data, os.readlink(self._link))
+        except (FileNotFoundError, ConnectionRefusedError, BlockingIOError):
+            pass  # no server watching, one that died, or one too busy to read
+        except OSError as error:
+            if self._warn is not None:
+                self._warn(
+                    f"barge-in signals cannot reach the watching server through {self._link} "
+                    f"({error}); the recording goes on without them"
+                )
+            self._warn = None

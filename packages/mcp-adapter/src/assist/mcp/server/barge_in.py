@@ -5,18 +5,25 @@ assistant's own voice coming back quietly is not one) and sends each as a signal
 takes them on whatever thread they arrive and, while a line of this watch plays, sends the
 helper `stop` at once, with no poll in the path. Two paths bring the signals:
 - a conversation's own listener child: its stdout (`listener_process`);
-- a meeting recorded by a separate `assist listen`: a Unix datagram socket, `signals.sock` in
-  the session folder, that the watching server binds and the listener sends to whenever it
-  finds the path (`SignalSocket`). Only one server binds it; a second watcher of the same
-  meeting goes without barge-in.
+- a meeting recorded by a separate `assist listen`: a Unix datagram socket that the watching
+  server binds and the listener sends to (`SignalSocket`). Only one server binds it; a second
+  watcher of the same meeting goes without barge-in.
+
+A socket's path may not exceed 107 bytes on Linux (103 on macOS), and a session folder may be
+deeper than that, so the socket itself lives in a short private folder of this user,
+`/tmp/assist-<uid>` (mode 0700; /tmp rather than $TMPDIR, which may be long), named by a hash
+of the resolved session folder. `signals.sock` in the session folder is a symbolic link to it:
+the one rule both sides share is that the listener sends to whatever that link names.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import socket
+import stat
 import threading
 from datetime import datetime
 from pathlib import Path
@@ -32,6 +39,8 @@ if TYPE_CHECKING:
 
 RECEIVE_LOOK_S = 0.5
 """How often the socket's reader looks whether it should stop (a signal wakes it at once)."""
+SOCKETS_ROOT = Path("/tmp")
+"""Short on every Unix, and the same for every process of the user whatever its environment."""
 
 
 @attrs.define(eq=False)
@@ -80,17 +89,23 @@ class BargeIn:
 
 
 class SignalSocket:
-    """`signals.sock` in a meeting's folder, bound by the watching server, read by a thread."""
+    """A meeting's signal socket, bound by the watching server and read by a thread, with
+    `signals.sock` in the meeting's folder linking to it."""
 
-    def __init__(self, folder: Path, barge_in: BargeIn) -> None:
-        self.path = folder / SIGNALS_SOCKET
+    def __init__(self, folder: Path, address: Path, barge_in: BargeIn) -> None:
+        self.link = folder / SIGNALS_SOCKET
+        self.address = address
         self._barge_in = barge_in
         self._closed = threading.Event()
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         try:
-            self._socket.bind(str(self.path))
+            self._socket.bind(str(address))
+            self.link.unlink(missing_ok=True)
+            self.link.symlink_to(address)
         except OSError:
             self._socket.close()
+            with contextlib.suppress(OSError):
+                address.unlink()
             raise
         self._socket.settimeout(RECEIVE_LOOK_S)
         self._thread = threading.Thread(target=self._read, name="barge-in signals", daemon=True)
@@ -98,16 +113,25 @@ class SignalSocket:
 
     @classmethod
     def open(cls, folder: Path, barge_in: BargeIn) -> SignalSocket | None:
-        """Bind it, clearing a socket left by a dead server; None when another holds it or the
-        folder cannot have one (the watch then goes without barge-in)."""
-        path = folder / SIGNALS_SOCKET
-        if path.exists() and not _answers(path):
-            with contextlib.suppress(OSError):
-                path.unlink()
+        """Bind it, clearing a socket left by a dead server; None when another server holds it
+        or it cannot be made (the watch then goes without barge-in, said on stderr)."""
         try:
-            return cls(folder, barge_in)
+            address = socket_address(folder)
         except OSError as error:
-            log.info(f"no barge-in for this watch: cannot bind {path} ({error})")
+            log.warning(f"no barge-in in this meeting: {error}")
+            return None
+        if _answers(address):
+            log.info(f"no barge-in for this watch: another server holds {address}")
+            return None
+        with contextlib.suppress(OSError):
+            address.unlink()
+        try:
+            return cls(folder, address, barge_in)
+        except OSError as error:
+            log.warning(
+                f"no barge-in in this meeting: cannot bind {address} and link it from "
+                f"{folder / SIGNALS_SOCKET} ({error}); check that both folders are writable"
+            )
             return None
 
     def close(self) -> None:
@@ -115,7 +139,10 @@ class SignalSocket:
         self._thread.join(RECEIVE_LOOK_S * 2)
         self._socket.close()
         with contextlib.suppress(OSError):
-            self.path.unlink()
+            if os.readlink(self.link) == str(self.address):
+                self.link.unlink()
+        with contextlib.suppress(OSError):
+            self.address.unlink()
 
     def _read(self) -> None:
         while not self._closed.is_set():
@@ -131,6 +158,29 @@ class SignalSocket:
                 continue
             if isinstance(event, dict) and event.get("event") == "loud":
                 self._barge_in.loud(event)
+
+
+def socket_address(folder: Path) -> Path:
+    """Where the signal socket of the meeting in `folder` lives: in `sockets_folder()`, named
+    by a hash of the resolved folder (the same meeting, however reached, has one address)."""
+    digest = hashlib.sha256(os.fsencode(folder.resolve())).hexdigest()[:16]
+    return sockets_folder() / f"signals-{digest}.sock"
+
+
+def sockets_folder() -> Path:
+    """`/tmp/assist-<uid>`, made with mode 0700 if missing. Refused (OSError) unless it is a
+    folder of this user that nobody else may enter: another user who made it first could
+    otherwise read the signals or stand in for the server."""
+    uid = os.getuid()
+    path = SOCKETS_ROOT / f"assist-{uid}"
+    with contextlib.suppress(FileExistsError):
+        path.mkdir(mode=0o700)
+    found = os.lstat(path)
+    if not stat.S_ISDIR(found.st_mode) or found.st_uid != uid or found.st_mode & 0o077:
+        raise OSError(
+            f"{path} is not a private folder of user {uid}; remove it, and it is made afresh"
+        )
+    return path
 
 
 def _answers(path: Path) -> bool:
