@@ -184,9 +184,11 @@ async def _tell(
     timeout_s = CONFIRM_TIMEOUT_S if answer_line else SILENT_CONFIRM_TIMEOUT_S
     async with anyio.create_task_group() as group:
         if answer_line is not None:
-            group.start_soon(_answer_the_question, room, said[answer_line], story, answer_line)
+            question, samples = turn.question, said[answer_line]
+            group.start_soon(_answer, room, folder, question, samples, story, answer_line)
         story.note("question", text=turn.question)
         confirmed = await call("confirm", {"question": turn.question, "timeout_s": timeout_s})
+        group.cancel_scope.cancel()
     handed_over = time.time()
     result["confirm"] = {"question": turn.question, "answer": confirmed["answer"]}
     story.note("confirm", answer=confirmed["answer"], heard=confirmed.get("heard"))
@@ -210,14 +212,19 @@ async def _tell(
     story.note("ended", spoken=stopped.get("spoken"))
 
 
-async def _answer_the_question(
-    room: TalkRoom, samples: np.ndarray, story: Story, text: str
+async def _answer(
+    room: TalkRoom,
+    folder: Path,
+    question: str,
+    samples: np.ndarray,
+    story: Story,
+    text: str,
 ) -> None:
-    """The user answers once the question has been heard and the room is quiet again."""
-    if not await room.assistant_speaks(time.monotonic(), within_s=30):
-        return  # confirm returns on its own; the run fails on its answer
-    await room.say_in_turn(samples)
-    story.note("user answers", text=text)
+    """The user answers once the question has been said (its `spoke` event) and the room is
+    quiet again; if it never is, confirm returns on its own and the run fails on its answer."""
+    if await _logged(folder, "spoke", question):
+        await room.say_in_turn(samples)
+        story.note("user answers", text=text)
 
 
 async def _work(
@@ -239,17 +246,17 @@ async def _work(
     story.note("fillers", fillers=fillers, bounds_s=list(FILLER_BOUNDS_S))
     if not fillers:
         raise TalkFailed("fillers", f"no filler covered {WORK_WITHIN_S:.0f} s of work")
-    while not room.quiet_for(0.2):  # a filler still playing holds the floor
-        await anyio.sleep(0.05)
 
-    async def talk_over(started: float) -> None:
-        if await room.assistant_speaks(started, within_s=30):
+    async def talk_over() -> None:
+        """Into the answer itself, not a filler that was still sounding when it was asked."""
+        logged = await _logged(folder, "speaking", talk_policy.ANSWER)
+        if logged and await room.assistant_speaks(time.monotonic() - 0.1, within_s=30):
             await anyio.sleep(talk_story.BARGE_IN_AFTER_S)
             room.play(said[talk_story.BARGE_IN])
             story.note("user interrupts", text=talk_story.BARGE_IN)
 
     async with anyio.create_task_group() as group:
-        group.start_soon(talk_over, time.monotonic())
+        group.start_soon(talk_over)
         story.note("answer", text=talk_policy.ANSWER)
         spoke = await call("speak", {"text": talk_policy.ANSWER})
         group.cancel_scope.cancel()
@@ -273,13 +280,27 @@ def _first(group: BaseExceptionGroup[TalkFailed]) -> TalkFailed:
     return inner
 
 
+async def _logged(folder: Path, event: str, text: str, within_s: float = 60) -> bool:
+    """Whether the server logs `event` for the line `text` within the time."""
+    deadline = time.monotonic() + within_s
+    while time.monotonic() < deadline:
+        if any(e.get("event") == event and e.get("text") == text for e in _events(folder)):
+            return True
+        await anyio.sleep(0.05)
+    return False
+
+
+def _events(folder: Path) -> list[dict[str, Any]]:
+    log = folder / "assistant.jsonl"
+    lines = log.read_text().splitlines() if log.exists() else []
+    return [json.loads(line) for line in lines if line.endswith("}")]  # not one half written
+
+
 def _fillers(folder: Path, handed_over: float) -> list[dict[str, Any]]:
     """The fillers said since the turn was handed over, each with its delay after it."""
-    log = folder / "assistant.jsonl"
-    events = [json.loads(x) for x in log.read_text().splitlines()] if log.exists() else []
     return [
         {"text": e["text"], "after_s": round(_seconds(e["at"]) - handed_over, 1)}
-        for e in events
+        for e in _events(folder)
         if e.get("event") == "filler" and "kind" not in e and _seconds(e["at"]) >= handed_over
     ]
 

@@ -24,6 +24,9 @@ import numpy as np
 ECHO_GAIN = 0.1
 """-20 dB: the assistant's own voice, a metre from the microphone, stays under the barge-in gate."""
 PUMP_S = 0.02
+SOUNDING = 1e-3
+"""A peak under this out of the speaker FIFO is the silence a player may feed between lines:
+neither the assistant speaking nor worth mixing."""
 POLITE_PAUSE_S = 1.5
 """A polite user waits this long after the room falls quiet: over the 1000 ms end of turn, so
 each of their lines is a turn of its own."""
@@ -83,7 +86,7 @@ class TalkRoom:
         while not self._stop.is_set():
             played = self._read_speaker()
             with self._lock:
-                if len(played):
+                if len(played) and np.max(np.abs(played)) >= SOUNDING:
                     self._echo(played)
                 self._room.pump()
             time.sleep(PUMP_S)
