@@ -89,6 +89,8 @@ def test_i_dont_know_is_no_since_it_holds_dont_and_the_agent_must_not_act() -> N
         "it is n't correct",
         "Not really sure.",
         "I'm not 100% sure",
+        "I'm not a hundred percent sure",
+        "not one hundred percent sure",
         "not at all okay",
         "I'm not quite sure that's correct",
         "I'm never sure",

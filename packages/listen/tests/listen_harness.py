@@ -117,6 +117,19 @@ def pcm(samples: Any) -> bytes:
     return bytes((samples * 32767).round().astype("<i2").tobytes())
 
 
+def run_listen(tmp_path: Path, *arguments: str, **options: Any) -> subprocess.CompletedProcess[str]:
+    """`assist listen ARGUMENTS` run to its end with `listen_env`, its output captured as text
+    (`options` go to `subprocess.run`: `stdin`, `cwd`)."""
+    return subprocess.run(
+        [str(ASSIST), "listen", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=listen_env(tmp_path),
+        **options,
+    )
+
+
 def raw_lines(folder: Path) -> list[dict[str, Any]]:
     path = folder / "raw.jsonl"
     if not path.exists():

@@ -9,7 +9,6 @@ import os
 import pty
 import re
 import signal
-import subprocess
 import sys
 import time
 import wave
@@ -21,7 +20,6 @@ from assist.mcp.store.sessions import SessionStore
 
 sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import (
-    ASSIST,
     Listener,
     eventually,
     listen_env,
@@ -29,6 +27,7 @@ from listen_harness import (
     listening_to_stdin,
     pcm,
     raw_lines,
+    run_listen,
     write_wav,
 )
 
@@ -225,13 +224,7 @@ def test_a_listener_whose_stderr_reader_went_away_still_writes_every_line(
 def test_a_missing_device_exits_2_with_the_device_list_before_making_a_session(
     tmp_path: Path,
 ) -> None:
-    result = subprocess.run(
-        [str(ASSIST), "listen", "--into", str(tmp_path / "s"), "--device", "no such mic 42"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=listen_env(tmp_path),
-    )
+    result = run_listen(tmp_path, "--into", str(tmp_path / "s"), "--device", "no such mic 42")
     assert result.returncode == 2
     assert "no such mic 42" in result.stderr
     assert "input devices" in result.stderr
@@ -243,21 +236,8 @@ def test_a_missing_device_exits_2_with_the_device_list_before_making_a_session(
 def test_an_unknown_recogniser_exits_2_naming_the_installed_ones(
     tmp_path: Path, meeting_wav: Path
 ) -> None:
-    result = subprocess.run(
-        [
-            str(ASSIST),
-            "listen",
-            "--into",
-            str(tmp_path / "s"),
-            "--from",
-            str(meeting_wav),
-            "--stt",
-            "nosuch",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=listen_env(tmp_path),
+    result = run_listen(
+        tmp_path, "--into", str(tmp_path / "s"), "--from", str(meeting_wav), "--stt", "nosuch"
     )
     assert result.returncode == 2
     assert "nosuch" in result.stderr and "fake" in result.stderr
@@ -265,13 +245,7 @@ def test_an_unknown_recogniser_exits_2_naming_the_installed_ones(
 
 
 def test_devices_lists_input_devices_or_says_there_are_none(tmp_path: Path) -> None:
-    result = subprocess.run(
-        [str(ASSIST), "listen", "--devices"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=listen_env(tmp_path),
-    )
+    result = run_listen(tmp_path, "--devices")
     assert result.returncode == 0
     assert "input devices" in result.stdout
 
@@ -290,14 +264,8 @@ def test_devices_lists_input_devices_or_says_there_are_none(tmp_path: Path) -> N
 def test_bad_arguments_exit_2_saying_what_to_do_before_making_a_session(
     tmp_path: Path, arguments: list[str], said: str
 ) -> None:
-    result = subprocess.run(
-        [str(ASSIST), "listen", "--into", str(tmp_path / "s"), "--stt", "fake", *arguments],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=listen_env(tmp_path),
-        cwd=tmp_path,
-    )
+    into = ["--into", str(tmp_path / "s")]
+    result = run_listen(tmp_path, *into, "--stt", "fake", *arguments, cwd=tmp_path)
     assert result.returncode == 2
     assert said in result.stderr
     assert result.stdout == ""
@@ -309,14 +277,8 @@ def test_pcm_from_stdin_is_refused_when_stdin_is_a_terminal_rather_than_waiting_
 ) -> None:
     leader, follower = pty.openpty()
     try:
-        result = subprocess.run(
-            [str(ASSIST), "listen", "--into", str(tmp_path / "s"), "--stt", "fake", "--from", "-"],
-            stdin=follower,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            env=listen_env(tmp_path),
-        )
+        into = ["--into", str(tmp_path / "s")]
+        result = run_listen(tmp_path, *into, "--stt", "fake", "--from", "-", stdin=follower)
     finally:
         os.close(follower)
         os.close(leader)

@@ -353,6 +353,12 @@ class RawServer:
         self.send(message)
         return self.reply()
 
+    def watch_meeting(self) -> dict[str, Any]:
+        """Call `watch_meeting` and check that it took (no `isError`); the reply."""
+        reply = self.request("tools/call", {"name": "watch_meeting"})
+        assert reply["result"]["isError"] is False, reply
+        return reply
+
     def initialize(self, version: str = "2025-11-25") -> dict[str, Any]:
         answer = self.request(
             "initialize",

@@ -3,6 +3,7 @@ thread, as the talk demo's room reads it."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -29,10 +30,8 @@ class Reader:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            try:
+            with contextlib.suppress(BlockingIOError):
                 self.data += os.read(self._fd, 65536)
-            except BlockingIOError:
-                pass
             time.sleep(0.005)
 
     def samples(self) -> np.ndarray:
@@ -116,5 +115,5 @@ def test_a_fifo_nobody_reads_is_refused_at_once_with_what_to_do(fifo: Path) -> N
 
 
 def test_a_missing_path_is_refused_naming_the_variable(tmp_path: Path) -> None:
-    with pytest.raises(PlayerUnavailable, match="ASSIST_PLAY_INTO=.*mkfifo"):
+    with pytest.raises(PlayerUnavailable, match=r"ASSIST_PLAY_INTO=.*mkfifo"):
         open_fifo(str(tmp_path / "absent"), RATE)

@@ -108,7 +108,7 @@ def test_a_transcript_line_holding_a_lone_surrogate_reaches_the_agent_as_u_fffd(
     server = RawServer(place, env={**place.slow_voice(0.1, 0.0), "ASSIST_PACING_SCALE": "0.1"})
     try:
         server.initialize()
-        assert server.request("tools/call", {"name": "watch_meeting"})["result"]["isError"] is False
+        server.watch_meeting()
         meeting.append(
             '{"track":"room","start_ms":0,"end_ms":900,"text":"odd \\ud800 word",'
             '"speaker":"Dana \\udfff"}\n'
@@ -149,7 +149,7 @@ def test_a_config_nested_too_deep_means_off_for_every_watching_tool(tmp_path: Pa
     server = RawServer(place, env=place.slow_voice(0.1, 0.0))
     try:
         server.initialize()
-        assert server.request("tools/call", {"name": "watch_meeting"})["result"]["isError"] is False
+        server.watch_meeting()
         place.config.write_text('{"assistant": ' + DEEP + "}", encoding="utf-8")
         waited = server.request(
             "tools/call", {"name": "wait_for_transcript", "arguments": {"timeout_s": 5}}
@@ -248,7 +248,7 @@ def test_an_event_after_a_torn_log_line_is_written_on_a_line_of_its_own(tmp_path
     server = RawServer(place, env=place.slow_voice(0.1, 0.0))
     try:
         server.initialize()
-        assert server.request("tools/call", {"name": "watch_meeting"})["result"]["isError"] is False
+        server.watch_meeting()
         server.request("tools/call", {"name": "stop_watching"}, request_id=2)
     finally:
         server.close_input()
@@ -266,7 +266,7 @@ def test_stop_watching_while_the_helper_hangs_mid_line_returns_at_once(tmp_path:
     server = RawServer(place, env=place.slow_voice(60.0, 0.0))
     try:
         server.initialize()
-        assert server.request("tools/call", {"name": "watch_meeting"})["result"]["isError"] is False
+        server.watch_meeting()
         server.send(call("speak", {"text": "A long thought."}, request_id="speak"))
         deadline = time.monotonic() + 10
         while "speaking" not in meeting.event_names() and time.monotonic() < deadline:

@@ -310,7 +310,7 @@ def test_a_wait_cancelled_by_the_client_is_never_answered_and_loses_no_lines(
 ) -> None:
     meeting = LiveMeeting(place, "2026-02-02T0900-cancel")
     try:
-        assert raw.request("tools/call", {"name": "watch_meeting"})["result"]["isError"] is False
+        raw.watch_meeting()
         meeting.say("A thought in progress.")
         raw.send(
             {
@@ -349,7 +349,7 @@ def test_eof_answers_every_request_already_read_ends_an_open_wait_and_exits_0(
     server = RawServer(place, env=place.slow_voice(0.1, 0.0))
     try:
         server.initialize()
-        assert server.request("tools/call", {"name": "watch_meeting"})["result"]["isError"] is False
+        server.watch_meeting()
         server.send(
             {
                 "jsonrpc": "2.0",
@@ -395,8 +395,7 @@ def test_sigterm_sigint_and_sighup_each_leave_the_watch_remove_the_heartbeat_and
             servers.append(RawServer(place, env=place.slow_voice(0.1, 0.0)))
         for server, place, number in zip(servers, places, signals, strict=True):
             server.initialize()
-            reply = server.request("tools/call", {"name": "watch_meeting"})
-            assert reply["result"]["isError"] is False, reply
+            server.watch_meeting()
             assert place.heartbeat.exists()
             server.process.send_signal(number)
         for server in servers:

@@ -351,6 +351,60 @@ def test_with_no_play_a_stop_reports_the_audio_generated_before_the_cut(
     assert len(samples) == round(stopped["audio_s"] * FAKE_RATE)
 
 
+def test_played_into_a_fifo_a_line_takes_its_time_and_a_stop_cuts_what_comes_out(
+    start_helper: StartHelper, tmp_path: Path
+) -> None:
+    """ASSIST_PLAY_INTO: what the talk demo's room reads, 16 kHz s16le, cut at the stop."""
+    fifo = tmp_path / "speaker.fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    heard = bytearray()
+
+    def drain() -> int:
+        try:
+            while chunk := os.read(reader, 65536):
+                heard.extend(chunk)
+        except BlockingIOError:
+            pass
+        return len(heard) // 2
+
+    try:
+        helper = start_helper("--engine", "espeak", ASSIST_PLAY_INTO=str(fifo))
+        helper.ready()
+        helper.say(1, LONG_TEXT)
+        assert helper.event()["event"] == "speaking"
+        time.sleep(1.0)
+        helper.send({"op": "stop", "id": 1})
+        stopped = helper.event()
+        assert stopped["event"] == "stopped" and 0.3 < stopped["audio_s"] < 5.0, stopped
+        time.sleep(0.3)
+        samples = drain()
+        assert abs(samples / 16_000 - stopped["audio_s"]) < 0.01, (samples, stopped)
+        time.sleep(0.3)
+        assert drain() == samples  # nothing of the line comes out after the cut
+    finally:
+        os.close(reader)
+
+
+def test_with_no_play_nothing_goes_into_the_fifo(start_helper: StartHelper, tmp_path: Path) -> None:
+    fifo = tmp_path / "speaker.fifo"
+    os.mkfifo(fifo)
+    reader = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        helper = start_helper("--engine", "espeak", "--no-play", ASSIST_PLAY_INTO=str(fifo))
+        helper.ready()
+        helper.say(1, "A short line.")
+        assert helper.event()["event"] == "speaking"
+        assert helper.event()["event"] == "done"
+        try:
+            data = os.read(reader, 65536)  # b"" when the helper never opened it
+        except BlockingIOError:  # opened, nothing written
+            data = b""
+        assert data == b""
+    finally:
+        os.close(reader)
+
+
 def test_saved_audio_is_clipped_to_the_range_a_wav_can_hold(
     start_helper: StartHelper, tmp_path: Path
 ) -> None:
@@ -413,6 +467,7 @@ def test_a_failed_load_exits_2_with_one_line_on_stderr_and_nothing_on_stdout(
         (["--engine", "fake"], {"FAKE_DEVICE": "none"}, "--no-play"),
         (["--engine", "fake"], {"FAKE_DEVICE": "missing"}, "PortAudio"),
         (["--engine", "fake", "--save-dir", "/dev/null/out"], {}, "--save-dir folder"),
+        (["--engine", "fake"], {"ASSIST_PLAY_INTO": "/dev/null/x.fifo"}, "ASSIST_PLAY_INTO="),
     ],
     ids=[
         "unknown engine",
@@ -421,6 +476,7 @@ def test_a_failed_load_exits_2_with_one_line_on_stderr_and_nothing_on_stdout(
         "no device",
         "no portaudio",
         "save folder unusable",
+        "play-into FIFO unusable",
     ],
 )
 def test_every_reason_the_voice_cannot_start_is_a_load_failure(

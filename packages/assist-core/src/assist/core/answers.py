@@ -77,11 +77,12 @@ of another language is negated only by these."""
 
 DEGREE_WORDS = frozenset(
     {"really", "quite", "so", "too", "very", "that", "all", "entirely", "exactly", "totally"}
-    | {"completely", "fully", "absolutely", "100", "percent", "hundred", "at"}
+    | {"completely", "fully", "absolutely", "100", "percent", "a", "one", "hundred", "at"}
 )
 """Words that may stand between a negation and its yes-word and keep it negated: "not really
-sure", "isn't quite correct", "not 100% sure", "not at all okay". Only these: any other word
-ends the negation's reach, so "not bad, go ahead" stays a yes."""
+sure", "isn't quite correct", "not 100% sure", "not a hundred percent sure", "not at all
+okay". Only these: any other word ends the negation's reach, so "not bad, go ahead" stays a
+yes."""
 
 APOSTROPHES = frozenset("'\u2019\u2018\u02bc\u2032`\u00b4")
 """Marks recognisers and keyboards write for the apostrophe in "don't": the typewriter one,

@@ -31,7 +31,7 @@ from typing import Any
 
 import anyio
 from assist.mcp.demo.agent import BUILT_IN_AGENTS, agent_command_problem
-from assist.mcp.demo.live import LiveOutput, summary_table
+from assist.mcp.demo.live import STAND_IN, LiveOutput, summary_table
 from assist.mcp.demo.run import (
     AGENT_PLACEHOLDER,
     DEFAULT_AGENT,
@@ -41,6 +41,9 @@ from assist.mcp.demo.run import (
     run_meeting,
 )
 from assist.mcp.demo.summary import build_summary
+from assist.mcp.demo.talk import TalkFailed, TalkPlan, run_talk
+from assist.mcp.demo.talk_output import progress
+from assist.mcp.demo.talk_output import summary_table as talk_table
 from assist.mcp.demo.voice_choice import NoVoice, demo_engine
 from assist.mcp.replay.meeting_files import BUILT_IN, MeetingError, load_meeting
 from rich.console import Console
@@ -122,6 +125,13 @@ def parser() -> argparse.ArgumentParser:
         help=f"the meeting to replay: {', '.join(BUILT_IN)} or a meeting file (default sample)",
     )
     result.add_argument(
+        "--talk",
+        action="store_true",
+        help="instead of the meeting, a spoken conversation in a software room: a scripted "
+        "user asks the stand-in for something, says yes to its question, talks over its long "
+        "answer and says goodbye (offline, about 1 min; takes --json, --engine, --workdir)",
+    )
+    result.add_argument(
         "--workdir",
         type=Path,
         help="keep the sessions, config, WAVs and logs in this folder instead of a temporary one",
@@ -133,6 +143,8 @@ def demo_command(argv: list[str]) -> int:
     """`assist demo [--speed X] [--play|--no-play] [--json] [--agent CMD]`."""
     args = parser().parse_args(argv)
     console = Console(stderr=args.json, highlight=False)
+    if args.talk:
+        return talk_demo(args, console)
     if not math.isfinite(args.speed) or args.speed <= 0:
         return _fail(console, f"--speed {args.speed} is not a positive number; try 1 or 4")
     problem = agent_command_problem(args.agent)
@@ -192,6 +204,47 @@ def demo_command(argv: list[str]) -> int:
     else:
         console.print()
         console.print(summary_table(summary))
+    return 0
+
+
+TALK_ALONE = {"speed": 1.0, "play": None, "agent": DEFAULT_AGENT, "room": None, "text": False}
+TALK_ALONE |= {"echo": None, "meeting": "sample"}
+"""The meeting's options, at their defaults: `--talk` runs its own story without them."""
+
+
+def talk_demo(args: argparse.Namespace, console: Console) -> int:
+    """`assist demo --talk [--json] [--engine E] [--workdir DIR]`."""
+    given = [name for name, default in TALK_ALONE.items() if getattr(args, name) != default]
+    if given:
+        options = ", ".join(f"--{name}" for name in given)
+        return _fail(console, f"--talk runs its own story and takes no {options}")
+    problem = air_problem("software")
+    if problem is not None:
+        return _fail(console, problem)
+    try:
+        engine = demo_engine(os.environ, args.engine)
+    except NoVoice as error:
+        return _fail(console, str(error))
+    workdir = (args.workdir or Path(tempfile.mkdtemp(prefix="assist-talk-"))).resolve()
+    if workdir.exists() and any(workdir.iterdir()):
+        return _fail(console, f"--workdir {workdir} is not empty; give a new or empty folder")
+    console.print(
+        f"assist demo --talk: a scripted user talks with the {STAND_IN} through assist mcp; "
+        f"voice: {engine}; about a minute",
+        style="bold",
+    )
+    try:
+        result = anyio.run(run_talk, TalkPlan(workdir, engine), progress(console))
+    except TalkFailed as error:
+        return _fail(console, f"{error}; the server's log is in {workdir / 'server.log'}")
+    if args.workdir is None:
+        shutil.rmtree(workdir, ignore_errors=True)
+    result["workdir"] = str(workdir) if args.workdir else None
+    if args.json:
+        sys.stdout.write(json.dumps(result, indent=2, ensure_ascii=False) + "\n")
+    else:
+        console.print()
+        console.print(talk_table(result))
     return 0
 
 

@@ -1,0 +1,119 @@
+"""The room of `assist demo --talk`: the user's voice and the assistant's echo, mixed in software.
+
+Two FIFOs join it to the server. The listener hears `microphone.fifo` (`ASSIST_LISTEN_FROM`),
+fed by a `assist.listen.rooms.MixedRoom` pumped on a thread. The voice helper plays into
+`speaker.fifo` (`ASSIST_PLAY_INTO`) at real time; the same thread reads it and mixes what
+actually played, a cut line included, back in at `ECHO_GAIN`, as a loudspeaker a metre from
+the microphone would. Both FIFOs are held open for reading and writing, so neither side ever
+sees an end before `close`.
+
+The room also tells the story when things happen: when the assistant was last heard, and when
+the room last fell quiet, so the scripted user speaks in turn and interrupts while a line plays.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from pathlib import Path
+
+import anyio
+import numpy as np
+
+ECHO_GAIN = 0.1
+"""-20 dB: the assistant's own voice, a metre from the microphone, stays under the barge-in gate."""
+PUMP_S = 0.02
+SOUNDING = 1e-3
+"""A peak under this out of the speaker FIFO is the silence a player may feed between lines:
+neither the assistant speaking nor worth mixing."""
+POLITE_PAUSE_S = 1.5
+"""A polite user waits this long after the room falls quiet: over the 1000 ms end of turn, so
+each of their lines is a turn of its own."""
+
+
+class TalkRoom:
+    """The two FIFOs and the mix between them."""
+
+    def __init__(self, folder: Path) -> None:
+        from assist.listen.rooms import MixedRoom
+
+        self.microphone = folder / "microphone.fifo"
+        self.speaker = folder / "speaker.fifo"
+        os.mkfifo(self.microphone)
+        os.mkfifo(self.speaker)
+        self._microphone_fd = os.open(self.microphone, os.O_RDWR)
+        self._speaker_fd = os.open(self.speaker, os.O_RDWR | os.O_NONBLOCK)
+        self._room = MixedRoom(os.fdopen(os.dup(self._microphone_fd), "wb"))
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._quiet_from = 0.0  # room seconds at which everything queued has been heard
+        self._echo_to = 0.0  # room seconds at which the echo mixed so far ends
+        self._odd_byte = b""  # half a sample read, kept for the next read
+        self.assistant_heard_at = 0.0
+        """Monotonic time the assistant's voice last came out of the speaker FIFO."""
+        self._thread = threading.Thread(target=self._run, name="talk-room", daemon=True)
+        self._thread.start()
+
+    def play(self, samples: np.ndarray) -> None:
+        """The user speaks now, whatever else is sounding (16 kHz float32)."""
+        with self._lock:
+            playing = self._room.play(samples)
+            self._quiet_from = max(self._quiet_from, playing.end_s)
+
+    async def say_in_turn(self, samples: np.ndarray, pause_s: float = POLITE_PAUSE_S) -> None:
+        """A polite user: speaks once the room, the assistant included, is quiet for `pause_s`."""
+        while not self.quiet_for(pause_s):
+            await anyio.sleep(0.05)
+        self.play(samples)
+
+    def quiet_for(self, seconds: float) -> bool:
+        with self._lock:
+            return self._room.now() >= self._quiet_from + seconds
+
+    async def assistant_speaks(self, after: float, within_s: float) -> bool:
+        """Whether the assistant's voice comes out after monotonic time `after`, within the time."""
+        deadline = time.monotonic() + within_s
+        while self.assistant_heard_at <= after:
+            if time.monotonic() > deadline:
+                return False
+            await anyio.sleep(0.05)
+        return True
+
+    def _run(self) -> None:
+        with self._lock:
+            self._room.open()
+        while not self._stop.is_set():
+            played = self._read_speaker()
+            with self._lock:
+                if len(played) and np.max(np.abs(played)) >= SOUNDING:
+                    self._echo(played)
+                self._room.pump()
+            time.sleep(PUMP_S)
+
+    def _read_speaker(self) -> np.ndarray:
+        data = self._odd_byte
+        try:
+            while chunk := os.read(self._speaker_fd, 65536):
+                data += chunk
+        except BlockingIOError:
+            pass
+        whole = len(data) // 2 * 2
+        self._odd_byte = data[whole:]
+        return np.frombuffer(data[:whole], "<i2").astype(np.float32) / 32768
+
+    def _echo(self, played: np.ndarray) -> None:
+        """Mix what played in right after the echo before it, so a line stays continuous."""
+        self.assistant_heard_at = time.monotonic()
+        now = self._room.now()
+        delay = self._echo_to - now if now < self._echo_to < now + 0.5 else 0.0
+        playing = self._room.play(played, delay_s=delay, gain=ECHO_GAIN)
+        self._echo_to = playing.end_s
+        self._quiet_from = max(self._quiet_from, playing.end_s)
+
+    def close(self) -> None:
+        self._stop.set()
+        self._thread.join()
+        self._room.close()
+        os.close(self._microphone_fd)
+        os.close(self._speaker_fd)
