@@ -1,0 +1,434 @@
+"""Echo cancellation for barge-in (issue 12, behaviour 14.2): how much of the assistant's own
+voice the listener's canceller takes out, what it costs, and what it does for barge-in.
+
+- **ERLE in software**: a Piper line mixed back into a "microphone" at 0 dB, after a delay,
+  through the real canceller frame by frame (`packages/listen/tests/echo_mix.py`); the echo's
+  energy before and after, once the canceller has settled; and its CPU per second of audio.
+- **ERLE through PulseAudio**: the real player (with its reference tee) plays Piper into the
+  `.ci/audio-room` null sink, the real capture (`DeviceSource`) records its monitor, and the
+  recording is cancelled with the reference as it arrived over the socket.
+- **False barge-ins through the room**: a real `assist mcp` in a conversation, its voice the
+  real Piper helper playing into the room (the echo at 0 dB), its listener the real `assist
+  listen` on the default input; barge-in on; `--replies N` replies, each a cut (`cut_off`) or
+  not; with the canceller (the default) and with the gate alone (the helper started without
+  the reference socket, so the listener has nothing to cancel with).
+- **A real interruption**: the user (Piper, `paplay --device=room`) talks over a long line:
+  whether it is cut, and the time from the user's first sound to the line silent, both read
+  from one recording of the room (`parec` on the null sink's monitor): the user's speech is
+  found there by cross-correlation and taken out, and the assistant's last sound is what is
+  left. No clock is involved (the latencies PortAudio reports through PulseAudio are off by
+  tens of milliseconds, so times across processes would be too).
+
+    uv run python benchmarks/echo.py [--replies 50] [--interruptions 10] \
+        [--only software|room|interruption]
+
+Prints a Markdown table and writes `echo.json` beside this file (with `--only`, the parts run
+replace theirs in it). Linux with PulseAudio.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import wave
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+HERE = Path(__file__).parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(ROOT / "packages" / "listen" / "tests"))
+from echo_mix import erle_db, loud_onsets, mix  # noqa: E402
+from mcp_server import ASSIST, Client, percentile  # noqa: E402
+
+LINE = (
+    "Tokyo is nine hours ahead of London, so it is late in the evening there, and most "
+    "people have finished work."
+)
+USER = "Wait, stop, what about the weather?"
+REPLIES = (
+    "Tomorrow looks dry and mild, with some cloud in the afternoon.",
+    "It is about twenty minutes on foot, or five by bus.",
+    "We agreed to keep the budget flat and look again in March.",
+    "The plan starts with a review of last quarter's numbers.",
+    "Tokyo is nine hours ahead of London, so it is late in the evening there.",
+)
+LONG_LINE = (
+    "The plan starts with a review of last quarter's numbers, then the hiring for the new "
+    "team, then the move to the other office, and last of all the budget for next year."
+)
+PAUSE_S = 1.0
+"""Between replies, as the user's turn would be."""
+
+
+def software(voice: Any) -> dict[str, Any]:
+    from assist.listen.echo_canceller import EchoCanceller
+    from assist.listen.echo_ring import ReferenceRing
+    from assist.listen.room import pitched
+
+    line = voice.say(LINE)
+    user = pitched(voice.say(USER), 0.93)
+    rows = []
+    for delay_s in (0.0, 0.04, 0.12):
+        canceller = EchoCanceller(ReferenceRing())
+        started = time.process_time()
+        heard = mix(line, delay_s=delay_s, gain=1.0, canceller=canceller)
+        cpu = time.process_time() - started
+        settled = np.repeat(~np.array(heard.unsettled), 512)[: len(heard.microphone)]
+        rows.append(
+            {
+                "delay_ms": round(delay_s * 1000),
+                "erle_db": erle_db(heard.microphone[settled], heard.cancelled[settled]),
+                "echo_onsets_gate_alone": len(loud_onsets(heard.microphone)),
+                "echo_onsets_cancelled": len(loud_onsets(heard.cancelled, heard.unsettled)),
+                "settled_after_s": heard.unsettled.index(False) * 0.032
+                if False in heard.unsettled
+                else None,
+                "cpu_s_per_audio_s": cpu / (len(heard.microphone) / 16_000),
+            }
+        )
+    over = mix(line, delay_s=0.04, gain=1.0, user=user, user_at_s=4.0)
+    onsets = loud_onsets(over.cancelled, over.unsettled)
+    return {
+        "rows": rows,
+        "user_over_echo_onsets": onsets,
+        "user_spans_s": [4.0, 4.0 + len(user) / 16_000],
+    }
+
+
+class AudioRoom:
+    """A private PulseAudio room (.ci/audio-room), stopped at the end."""
+
+    def __init__(self) -> None:
+        self.base = tempfile.mkdtemp(prefix="assist-bench-room-")
+        made = subprocess.run(
+            ["bash", str(ROOT / ".ci" / "audio-room")],
+            capture_output=True,
+            text=True,
+            env={**os.environ, "ASSIST_AUDIO_ROOM": self.base},
+            check=False,
+        )
+        if made.returncode:
+            raise SystemExit(f"no PulseAudio room: {made.stderr.strip()}")
+        self.env = {"XDG_RUNTIME_DIR": f"{self.base}/runtime", "HOME": f"{self.base}/home"}
+        os.environ.update(self.env)  # for this process's own capture and playing
+
+    def play(self, path: Path) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            ["paplay", "--device=room", str(path)],
+            env={**os.environ, **self.env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+
+    def close(self) -> None:
+        subprocess.run(["pactl", "exit"], env={**os.environ, **self.env}, capture_output=True)
+        shutil.rmtree(self.base, ignore_errors=True)
+
+
+def write_wav(path: Path, samples: np.ndarray) -> None:
+    with wave.open(str(path), "wb") as out:
+        out.setnchannels(1)
+        out.setsampwidth(2)
+        out.setframerate(16_000)
+        out.writeframes((np.clip(samples, -1, 1) * 32767).astype("<i2").tobytes())
+
+
+def through_pulseaudio(voice: Any, room: AudioRoom, lines: int = 4) -> dict[str, Any]:
+    """The real player and capture in this process; the recording cancelled afterwards."""
+    import soxr
+    from assist.core.echo_reference import VARIABLE
+    from assist.listen.devices import find_device
+    from assist.listen.echo_canceller import EchoCanceller
+    from assist.listen.echo_ring import ReferenceRing, ReferenceSocket
+    from assist.listen.sources import DeviceSource
+    from assist.voice.piper.engine import load_voice
+    from assist.voice.piper.voices import find_voice
+
+    folder = tempfile.mkdtemp(prefix="ae-")
+    path = Path(folder) / "ref.sock"
+    os.environ[VARIABLE] = str(path)
+    from assist.mcp.voice.player import open_speakers
+
+    ring = ReferenceRing(seconds=60)
+    reference = ReferenceSocket(path, ring)
+    device = find_device(None, track="room", config=None)
+    source = DeviceSource(device.index, device.rate, device.name, "room")
+    stop = threading.Event()
+    captured: list[np.ndarray] = []
+    capture = threading.Thread(target=lambda: captured.extend(source.blocks(stop)))
+    capture.start()
+    piper = load_voice(find_voice(None, None))
+    audio = np.concatenate(
+        [np.asarray(c.audio_float_array, np.float32) for c in piper.synthesize(LINE)]
+    )
+    player = open_speakers(piper.config.sample_rate)
+    time.sleep(1.0)
+    for _ in range(lines):
+        player.begin()
+        player.play(audio)
+        player.wait()
+        time.sleep(1.0)
+    stop.set()
+    capture.join()
+    player.close()
+    reference.close()
+    del os.environ[VARIABLE]
+    shutil.rmtree(folder, ignore_errors=True)
+    raw = np.concatenate(captured).astype(np.float32) / 32768
+    microphone = soxr.resample(raw, source.rate, 16_000) if source.rate != 16_000 else raw
+    start = source.clock.at(0.0) if source.clock is not None else None
+    assert start is not None
+    canceller = EchoCanceller(ring)
+    out, settled = [], []
+    begun = time.process_time()
+    frames = len(microphone) // 512
+    for number in range(frames):
+        frame = microphone[number * 512 : (number + 1) * 512]
+        out.append(canceller.cancel(frame, start + number * 0.032))
+        settled.append(canceller.settled)
+    cpu = time.process_time() - begun
+    cancelled = np.concatenate(out)
+    mic = microphone[: len(cancelled)]
+    keep = np.repeat(np.array(settled), 512)
+    levels = np.sqrt(np.mean(np.square(cancelled.reshape(-1, 512)), axis=1))
+    return {
+        "lines": lines,
+        "lag_ms": None if canceller.lag is None else canceller.lag * 1000,
+        "erle_db_settled": erle_db(mic[keep], cancelled[keep]),
+        "settled_after_s": settled.index(True) * 0.032 if True in settled else None,
+        "peak_echo_rms": float(np.sqrt(np.mean(np.square(mic.reshape(-1, 512)), axis=1)).max()),
+        "peak_residual_rms_settled": float(levels[np.array(settled)].max()),
+        "cpu_s_per_audio_s": cpu / (len(cancelled) / 16_000),
+    }
+
+
+class Talk:
+    """A conversation through the room: a real server, Piper playing, the real listener."""
+
+    def __init__(self, root: Path, room: AudioRoom, *, cancel: bool) -> None:
+        config = root / "config" / "config.json"
+        config.parent.mkdir(parents=True)
+        settings = {
+            "assistant": {"enabled": True},
+            "voice": {"engine": "piper"},
+            "conversation": {"fillers": False},
+        }
+        config.write_text(json.dumps(settings))
+        (root / "sessions").mkdir()
+        env = {
+            "ASSIST_CONFIG": str(config),
+            "ASSIST_HOME": str(root / "sessions"),
+            "ASSIST_VOICE_CACHE": str(root / "cache"),
+            **room.env,
+        }
+        if not cancel:  # the helper never learns the socket: the listener has no reference
+            helper = Path(sys.executable).parent / "assist-voice"
+            env["ASSIST_VOICE_COMMAND"] = f"env -u ASSIST_ECHO_REFERENCE {helper}"
+        self.client = Client([str(ASSIST), "mcp", "--save-audio", str(root / "replies")], env)
+        self.client.initialize()
+        self.ids = 1
+        started = self.tool("start_conversation", {})
+        self.folder = root / "sessions" / started["conversation"]
+
+    def tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        self.ids += 1
+        reply = self.client.call(
+            "tools/call", {"name": name, "arguments": arguments}, request_id=self.ids
+        )
+        text = reply["result"]["content"][0]["text"]
+        if reply["result"]["isError"]:
+            raise RuntimeError(f"{name}: {text}")
+        return json.loads(text)
+
+    def events(self) -> list[dict[str, Any]]:
+        log = self.folder / "assistant.jsonl"
+        return [json.loads(line) for line in log.read_text().splitlines()]
+
+    def close(self) -> None:
+        self.tool("stop_watching", {})
+        assert self.client.process.stdin is not None
+        self.client.process.stdin.close()
+        self.client.process.wait(timeout=60)
+
+
+def false_barge_ins(room: AudioRoom, replies: int, *, cancel: bool) -> dict[str, Any]:
+    cut: list[float] = []
+    with tempfile.TemporaryDirectory() as folder:
+        talk = Talk(Path(folder), room, cancel=cancel)
+        try:
+            for number in range(replies):
+                time.sleep(PAUSE_S)
+                spoke = talk.tool("speak", {"text": REPLIES[number % len(REPLIES)]})
+                if spoke.get("cut_off"):
+                    cut.append(spoke["audio_s"])
+        finally:
+            talk.close()
+    return {"replies": replies, "cut": len(cut), "cut_at_s": cut}
+
+
+def onset_to_silent(recording: np.ndarray, user: np.ndarray) -> float | None:
+    """Seconds from the user's first sound to the assistant's last, in one recording of the
+    room: the user's speech is found by cross-correlation with what was played and taken out
+    (the null sink mixes linearly), and what is left is the assistant's voice."""
+    size = 1 << int(np.ceil(np.log2(len(recording) + len(user))))
+    scores = np.fft.irfft(np.fft.rfft(recording, size) * np.conj(np.fft.rfft(user, size)), size)
+    at = int(np.argmax(scores[: len(recording)]))
+    gain = scores[at] / float(np.sum(np.square(user)))
+    voice = recording.copy()
+    voice[at : at + len(user)] -= gain * user[: len(voice) - at]
+    onset = at + int(np.argmax(np.abs(user) > 0.01))
+    frames = np.sqrt(np.mean(np.square(voice[: len(voice) // 160 * 160].reshape(-1, 160)), 1))
+    sounding = np.flatnonzero(frames > 0.01)  # 10 ms frames of the assistant, -40 dBFS
+    if not len(sounding):
+        return None
+    return ((sounding[-1] + 1) * 160 - onset) / 16_000
+
+
+def interruptions(room: AudioRoom, wav: Path, user: np.ndarray, trials: int) -> dict[str, Any]:
+    stop_ms: list[float] = []
+    silent_ms: list[float] = []
+    missed = 0
+    with tempfile.TemporaryDirectory() as folder:
+        talk = Talk(Path(folder), room, cancel=True)
+        try:
+            for _ in range(2):  # the canceller learns the room on the first replies
+                time.sleep(PAUSE_S)
+                talk.tool("speak", {"text": REPLIES[0]})
+            for number in range(trials):
+                time.sleep(PAUSE_S)
+                recorded = Path(folder) / f"room-{number}.raw"
+                recorder = subprocess.Popen(
+                    ["parec", "--device=room.monitor", "--rate=16000", "--channels=1",
+                     "--format=s16le", "--raw", str(recorded)],
+                    env={**os.environ, **room.env},
+                )  # fmt: skip
+                result: dict[str, Any] = {}
+                speaking = threading.Thread(
+                    target=lambda r=result: r.update(talk.tool("speak", {"text": LONG_LINE}))
+                )
+                speaking.start()
+                time.sleep(2.5)
+                launched = time.time()
+                player = room.play(wav)
+                speaking.join()
+                player.wait()
+                time.sleep(0.5)
+                recorder.terminate()
+                recorder.wait()
+                if result.get("interrupted"):
+                    cut = [e for e in talk.events() if e["event"] == "barge_in"][-1]
+                    stopped = datetime.fromisoformat(cut["at"]).timestamp()
+                    stop_ms.append((stopped - launched) * 1000)
+                    audio = np.fromfile(recorded, dtype="<i2").astype(np.float32) / 32768
+                    silent = onset_to_silent(audio, user)
+                    if silent is not None:
+                        silent_ms.append(silent * 1000)
+                else:
+                    missed += 1
+                time.sleep(2.0)  # the interruption's turn ends before the next line
+                talk.tool("wait_for_transcript", {"timeout_s": 1})
+        finally:
+            talk.close()
+    return {
+        "trials": trials,
+        "missed": missed,
+        "paplay_launch_to_stop_sent_ms": stop_ms,
+        "onset_to_silent_ms": silent_ms,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--replies", type=int, default=50)
+    parser.add_argument("--interruptions", type=int, default=10)
+    parser.add_argument("--only", choices=("software", "room", "interruption"))
+    args = parser.parse_args()
+    from assist.listen.voiced import Voice
+
+    voice = Voice()
+    results: dict[str, Any] = {
+        "date": datetime.now().astimezone().isoformat(timespec="seconds"),
+        "load_before": os.getloadavg(),
+    }
+    if args.only in (None, "software"):
+        results["software"] = software(voice)
+    if args.only != "software":
+        room = AudioRoom()
+        try:
+            if args.only != "interruption":
+                results["pulseaudio"] = through_pulseaudio(voice, room)
+                results["aec_and_gate"] = false_barge_ins(room, args.replies, cancel=True)
+                gate_alone = max(10, args.replies // 5)
+                results["gate_alone"] = false_barge_ins(room, gate_alone, cancel=False)
+            wav = Path(room.base) / "interruption.wav"
+            user = voice.say(USER)
+            write_wav(wav, user)
+            results["interruption"] = interruptions(room, wav, user, args.interruptions)
+        finally:
+            room.close()
+    voice.close()
+    results["load_after"] = os.getloadavg()
+    saved = HERE / "echo.json"
+    kept = json.loads(saved.read_text()) if saved.exists() and args.only else {}
+    (HERE / "echo.json").write_text(json.dumps(kept | results, indent=2) + "\n")
+    print(table(results))
+
+
+def table(results: dict[str, Any]) -> str:
+    rows = ["| What | Ours | Goal |", "| --- | --- | --- |"]
+    for row in results.get("software", {}).get("rows", []):
+        rows.append(
+            f"| ERLE, Piper at 0 dB, echo {row['delay_ms']} ms after its stamps (software) | "
+            f"{row['erle_db']:.1f} dB; echo's loud onsets {row['echo_onsets_gate_alone']} → "
+            f"{row['echo_onsets_cancelled']}; CPU {row['cpu_s_per_audio_s'] * 1000:.1f} ms/s | |"
+        )
+    if "software" in results:
+        onsets = results["software"]["user_over_echo_onsets"]
+        rows.append(
+            f"| A user over the cancelled echo: loud onsets at | {onsets} s | in the user's span |"
+        )
+    pulse = results.get("pulseaudio")
+    if pulse:
+        rows.append(
+            f"| ERLE through PulseAudio ({pulse['lines']} lines, lag {pulse['lag_ms']:.1f} ms) | "
+            f"{pulse['erle_db_settled']:.1f} dB; peak residual "
+            f"{pulse['peak_residual_rms_settled']:.3f} "
+            f"of {pulse['peak_echo_rms']:.3f}; settled after {pulse['settled_after_s']} s; "
+            f"CPU {pulse['cpu_s_per_audio_s'] * 1000:.1f} ms/s | |"
+        )
+    for key, name in (("aec_and_gate", "canceller + gate"), ("gate_alone", "gate alone")):
+        if key in results:
+            r = results[key]
+            rows.append(f"| False barge-ins at 0 dB, {name} | {r['cut']} of {r['replies']} | 0 |")
+    if "interruption" in results:
+        r = results["interruption"]
+        cut = r["trials"] - r["missed"]
+        rows.append(f"| A real interruption cut (canceller on) | {cut} of {r['trials']} | all |")
+        for key, name in (
+            ("onset_to_silent_ms", "The user's first sound → the line silent, in the room"),
+            ("paplay_launch_to_stop_sent_ms", "paplay launched → `stop` sent"),
+        ):
+            ms = r[key]
+            if ms:
+                rows.append(
+                    f"| {name}, p50 / p95 ({len(ms)}) | "
+                    f"{percentile(ms, 0.5):.0f} / {percentile(ms, 0.95):.0f} ms | p95 ≤ 200 ms |"
+                )
+    before, after = results["load_before"][0], results["load_after"][0]
+    rows.append(f"| Load average before / after | {before:.1f} / {after:.1f} | |")
+    return "\n".join(rows)
+
+
+if __name__ == "__main__":
+    main()
