@@ -4,9 +4,11 @@ listening issue (`.ci/audio-room`: a null sink `room` whose monitor is the defau
 The server's listener captures the default input through PortAudio as it would a microphone;
 the voice is the real Piper helper playing into the same room, so the assistant's own voice
 comes back at full level, as through a speaker pressed to the microphone. The user is Piper,
-played into the room with paplay. Barge-in is off here: at 0 dB the echo gate cannot tell the
-assistant's voice from the user's (the benchmarks README gives its margin); what this checks is
-that the assistant's own voice, heard and transcribed, never reaches the agent as the user's.
+played into the room with paplay. The first test has barge-in off and checks the echo test of
+6.2 alone: the assistant's own voice, heard and transcribed, never reaches the agent as the
+user's. The second has it on: the listener's echo canceller, with what the helper played as
+the reference, keeps the assistant from cutting itself off (the RMS 0.05 gate alone cannot at
+0 dB; benchmarks/README.md gives both).
 (With espeak's voice the echo test of 6.2 misses now and then: whisper hears its robotic
 "nine hours ahead" as "I'll wear my hair", and fewer than 60% of the words match.)
 """
