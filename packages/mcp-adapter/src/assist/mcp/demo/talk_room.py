@@ -17,9 +17,12 @@ import os
 import threading
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anyio
-import numpy as np
+
+if TYPE_CHECKING:
+    import numpy as np
 
 ECHO_GAIN = 0.1
 """-20 dB: the assistant's own voice, a metre from the microphone, stays under the barge-in gate."""
@@ -81,6 +84,8 @@ class TalkRoom:
         return True
 
     def _run(self) -> None:
+        import numpy as np  # the server installs without numpy; only this demo needs it
+
         with self._lock:
             self._room.open()
         while not self._stop.is_set():
@@ -92,6 +97,8 @@ class TalkRoom:
             time.sleep(PUMP_S)
 
     def _read_speaker(self) -> np.ndarray:
+        import numpy as np
+
         data = self._odd_byte
         try:
             while chunk := os.read(self._speaker_fd, 65536):
