@@ -118,8 +118,8 @@ async def test_through_a_real_audio_server_the_user_is_heard_and_the_assistants_
         left_out += waited.get("left_out_as_your_own_voice", 0)
         value_of(await server.call_tool("stop_watching", {}))
     raw = (folder / "raw.jsonl").read_text().lower()
-    assert "listening" in raw and "evening" in raw  # both were heard back, and left out
-    assert left_out >= 2
+    assert "listening" in raw  # the greeting, before the canceller is trusted, came back
+    assert left_out >= 1  # and was left out (the reply's echo is mostly cancelled, 14.2)
 
 
 REPLIES = (
