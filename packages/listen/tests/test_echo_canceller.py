@@ -167,3 +167,25 @@ def test_once_trusted_the_voices_residue_is_silence_and_the_users_words_pass(
     assert echo_only and sum(not frames[n].any() for n in echo_only) >= 0.8 * len(echo_only)
     user_frames = frames[first_user:last_user]
     assert np.sqrt(np.mean(np.square(user_frames))) > 0.5 * np.sqrt(np.mean(np.square(user)))
+
+
+def test_a_helper_that_stops_sending_costs_one_wait_not_one_per_frame() -> None:
+    """Frames after the reference stopped coming wait for it once, then go on at once, until
+    a block arrives again."""
+
+    class CountingRing(ReferenceRing):
+        waits = 0
+
+        def wait_for(self, until: float, within: float) -> bool:
+            CountingRing.waits += 1
+            return super().wait_for(until, 0.001)
+
+    canceller = EchoCanceller(CountingRing())
+    canceller.ring.add(100.0, np.full(800, 1000, np.int16))  # then the helper died
+    frame = np.zeros(512, np.float32)
+    for number in range(20):
+        canceller.cancel(frame, 100.06 + number * 0.032)
+    assert CountingRing.waits == 1
+    canceller.ring.add(100.05, np.full(800, 1000, np.int16))  # it is back
+    canceller.cancel(frame, 100.8)
+    assert CountingRing.waits == 2

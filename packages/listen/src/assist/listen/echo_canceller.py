@@ -105,6 +105,10 @@ class EchoCanceller:
         self._heard: list[np.ndarray] = []
         self._heard_from = 0.0
         self._timeline = 0
+        self._waited_in_vain: float | None = None
+        """The reference's end when a frame last waited for more in vain: a helper that died
+        or hung sends nothing more, and every frame waiting WAIT_S for it would put the
+        listener seconds behind (and overflow its capture queue)."""
         self.lag: float | None = None
         """Seconds the echo comes after its stamps (negative: before); None until found."""
         self.playing = False
@@ -124,8 +128,9 @@ class EchoCanceller:
         """`frame` (float32) whose first sample was captured at `at` (monotonic seconds)."""
         ahead = at - (self.lag or 0.0) + LEAD_S  # where this frame's echo is in the reference
         last = self.ring.last_end
-        if last is not None and last >= ahead - LIVE_S:  # the helper is there: its blocks come
-            self.ring.wait_for(ahead + len(frame) / RATE_HZ, WAIT_S)
+        alive = last is not None and last >= ahead - LIVE_S and last != self._waited_in_vain
+        if alive and not self.ring.wait_for(ahead + len(frame) / RATE_HZ, WAIT_S):
+            self._waited_in_vain = last  # not again until a block comes
         self.playing = self.active(ahead)
         if not self.playing:
             self._heard = []
