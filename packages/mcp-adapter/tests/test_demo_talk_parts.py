@@ -127,3 +127,13 @@ def test_the_polite_user_waits_for_the_room_to_fall_quiet(tmp_path: Path) -> Non
         assert time.monotonic() - started >= 1.0 - 0.3 + 0.5 - 0.1
     finally:
         room.close()
+
+
+def test_a_room_whose_listener_died_closes_within_a_second(tmp_path: Path) -> None:
+    """Nobody reads the microphone FIFO, as when the listener exited: once the FIFO is full
+    (64 KiB, two seconds of audio) the room's writes wait, and `close` must not wait with them."""
+    room = TalkRoom(tmp_path)
+    time.sleep(3.0)
+    closing = time.monotonic()
+    room.close()
+    assert time.monotonic() - closing < 1.5  # CLOSE_S, and a little for a busy machine

@@ -81,13 +81,17 @@ def parser() -> argparse.ArgumentParser:
 
 def listen_command(argv: list[str]) -> int:
     args = parser().parse_args(argv)
+    from assist.app.audio import AudioUnavailable
     from assist.listen.devices import describe_devices, input_devices
 
-    if args.devices:
-        print(describe_devices(input_devices()))
-        return 0
     try:
+        if args.devices:
+            print(describe_devices(input_devices()))
+            return 0
         plan = _plan(args)
+    except AudioUnavailable as unavailable:
+        print(f"assist listen: {unavailable}", file=sys.stderr)
+        return USAGE_ERROR
     except _Refusal as refusal:
         print(f"assist listen: {refusal}", file=sys.stderr)
         return USAGE_ERROR

@@ -22,9 +22,11 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
+from assist.app.audio import check_audio
 from assist.core import refusals
 from assist.core.engines import ENGINE_PACKAGES
 from assist.core.files import LOCK_WAIT_S, REPLY_GLOB
@@ -38,6 +40,7 @@ from assist.mcp.speech.supervisor import VoiceFailure
 from assist.mcp.store.lock import LockBusy, SpeakingLock
 
 PROGRAM = "assist say"
+
 AUTO = "auto"
 """`--engine auto`: the machine's own choice, whatever the config file sets."""
 USAGE_ERROR = 2
@@ -74,6 +77,9 @@ def say_command(argv: list[str]) -> int:
         print(f"{PROGRAM}: --save wants a file name, and {save} is a folder", file=sys.stderr)
         return USAGE_ERROR
 
+    if not args.no_play and (unheard := cannot_play(os.environ)) is not None:
+        print(f"{PROGRAM}: {unheard}; add --no-play (and --save PATH to keep it)", file=sys.stderr)
+        return USAGE_ERROR
     machine = Machine(os.environ)
     known = {AUTO, *machine.registry.specs, *ENGINE_PACKAGES}
     if args.engine is not None and args.engine not in known:
@@ -95,6 +101,15 @@ def say_command(argv: list[str]) -> int:
         return INTERRUPTED
     print(f"said by {engine}: {audio_s:.2f} s of speech{saved}")
     return 0
+
+
+def cannot_play(environ: Mapping[str, str]) -> str | None:
+    """Why a line played aloud could not be heard here, found before any voice starts (so no
+    fallback voice fails the same way after it); None when it could."""
+    audio = check_audio(environ)
+    if audio.can_play:
+        return None
+    return f"nothing can be played here: {audio.problem or audio.lines()[-1]}"
 
 
 def engine_override(machine: Machine, engine: str | None) -> VoiceSettings:
