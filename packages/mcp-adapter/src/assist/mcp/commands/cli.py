@@ -14,6 +14,7 @@ import os
 import sys
 
 from assist.mcp.installed import version
+from assist.mcp.process_exit import INTERRUPTED
 
 MCP_USAGE = "usage: assist mcp [--no-play] [--save-audio DIR]"
 MCP_HELP = f"""{MCP_USAGE}
@@ -151,7 +152,9 @@ def listen_command(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand. A reader that goes away (`assist engines | head -1`) ends it
-    quietly with 1, as Python's documentation advises, not with a traceback."""
+    quietly with 1, as Python's documentation advises, not with a traceback; Ctrl-C ends it
+    at once with 130 and one line, whatever it was doing (its children get the same signal
+    from the terminal, and each command's own cleanup is bounded)."""
     try:
         try:
             return _dispatch(sys.argv[1:] if argv is None else list(argv))
@@ -160,6 +163,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second failure
         return 1
+    except KeyboardInterrupt:
+        print("assist: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 def _dispatch(arguments: list[str]) -> int:

@@ -36,6 +36,7 @@ from assist.core.settings import describe
 from assist.core.tones import NEUTRAL
 from assist.mcp.commands.terminal_voice import Machine
 from assist.mcp.logs import log
+from assist.mcp.process_exit import INTERRUPTED
 from assist.mcp.speech.engine_choice import VOICES_HEADING, describe_engines
 from assist.mcp.speech.helper_command import (
     EnginePlan,
@@ -54,8 +55,6 @@ PREPARE_LINE = "Hello, the voice is ready."
 """What `--prepare` says: short, so the check is quick, yet a whole sentence, so every stage of
 the engine (text front end, model, vocoder) runs once, as the consent notice will make it."""
 GIB = 2**30
-INTERRUPTED = 130
-"""Exit status after Ctrl-C, as a shell reports a process ended by SIGINT."""
 INDENT = "  "
 
 

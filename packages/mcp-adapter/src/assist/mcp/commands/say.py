@@ -35,6 +35,7 @@ from assist.core.speech import Refusal, check_speech
 from assist.core.tones import NEUTRAL, TONES
 from assist.mcp.commands.terminal_voice import Machine
 from assist.mcp.logs import log
+from assist.mcp.process_exit import INTERRUPTED
 from assist.mcp.speech.helper_command import plan_engines
 from assist.mcp.speech.supervisor import VoiceFailure
 from assist.mcp.store.lock import LockBusy, SpeakingLock
@@ -47,8 +48,6 @@ USAGE_ERROR = 2
 """Exit status for words or flags that cannot be used (argparse's own)."""
 FAILED = 1
 """Exit status when the line could not be said or saved."""
-INTERRUPTED = 130
-"""Exit status after Ctrl-C, as a shell reports a process ended by SIGINT."""
 
 
 def say_command(argv: list[str]) -> int:
