@@ -70,18 +70,20 @@ def test_a_line_is_said_by_the_helper_and_saved_as_a_16_bit_mono_wav(
 @pytest.mark.parametrize(
     ("arguments", "refusal"),
     [
-        (["Hello.", "--emotion", "angry"], '"angry" is not an emotion'),
+        (["Hello.", "--emotion", "grumpy"], "--emotion 'grumpy' is not one of neutral, warm"),
         (["x" * 601], "601 characters long"),
-        (["   "], "is blank"),
+        (["   "], "give the words to say"),
     ],
 )
-def test_words_speak_would_refuse_exit_2_on_stderr_before_any_helper_starts(
+def test_words_speak_would_refuse_exit_2_in_the_commands_own_terms_before_any_helper_starts(
     place: dict[str, str], arguments: list[str], refusal: str
 ) -> None:
     done = run({**place, "ASSIST_VOICES_BLOCK": "espeak"}, *arguments, "--engine", "espeak")
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr.startswith("assist say: Nothing was said: ") and refusal in done.stderr
+    assert done.stderr.startswith("assist say: nothing was said: ") and refusal in done.stderr
+    assert "speak" not in done.stderr.replace("assist say", "")
+    assert "`text`" not in done.stderr
 
 
 def test_a_voice_that_cannot_start_fails_with_exit_1_saying_why(place: dict[str, str]) -> None:
