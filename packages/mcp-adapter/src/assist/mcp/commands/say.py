@@ -51,7 +51,10 @@ INTERRUPTED = 130
 def say_command(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog=PROGRAM,
-        description="Speak one line through the voice helper, exactly as a watch would.",
+        description=(
+            "Say one line in the assistant's voice, with the voice and checks a meeting would "
+            "use (a quick way to hear it)."
+        ),
     )
     parser.add_argument("text", nargs="+", help="the words to say (at most 600 characters)")
     parser.add_argument(
