@@ -201,7 +201,7 @@ def demo_command(argv: list[str]) -> int:
     summary["run_s"] = round(time.monotonic() - started, 1)
     if args.workdir is None:
         shutil.rmtree(workdir, ignore_errors=True)
-        summary["workdir"] = None
+        summary["workdir"] = summary["audio_folder"] = None
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     else:
