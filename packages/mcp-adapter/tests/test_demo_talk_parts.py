@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import numpy as np
 import pytest
-from assist.mcp.demo import talk_policy, talk_story
+from assist.mcp.demo import command, talk_policy, talk_story
 from assist.mcp.demo.talk_room import ECHO_GAIN, TalkRoom
 
 RATE_HZ = 16_000
@@ -137,3 +137,11 @@ def test_a_room_whose_listener_died_closes_within_a_second(tmp_path: Path) -> No
     closing = time.monotonic()
     room.close()
     assert time.monotonic() - closing < 1.5  # CLOSE_S, and a little for a busy machine
+
+
+def test_the_talk_demo_gives_one_length_in_its_help_its_banner_and_the_readme() -> None:
+    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
+    told = " ".join(line for line in readme.splitlines() if "demo --talk" in line)
+    assert command.TALK_LENGTH == "about 45 s"
+    assert command.TALK_LENGTH in told
+    assert command.TALK_LENGTH in " ".join(command.parser().format_help().split())
