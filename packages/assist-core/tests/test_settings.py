@@ -403,26 +403,28 @@ FULL = Voice(
 
 
 def test_the_chosen_engine_takes_the_speaker_and_style_and_only_qwen3_the_design():
-    assert engine_voice(FULL, "kokoro", stand_in=False) == EngineVoice("af_heart", "calm")
-    assert engine_voice(FULL, "qwen3-tts", stand_in=False) == EngineVoice(
+    assert engine_voice(FULL, designs_voices=False, stand_in=False) == EngineVoice(
+        "af_heart", "calm"
+    )
+    assert engine_voice(FULL, designs_voices=True, stand_in=False) == EngineVoice(
         "af_heart", "calm", None, "a deep voice", "slowly"
     )
 
 
 def test_a_stand_in_takes_no_speaker_and_only_qwen3_keeps_the_style():
-    assert engine_voice(FULL, "espeak", stand_in=True) == EngineVoice()
-    assert engine_voice(FULL, "qwen3-tts", stand_in=True) == EngineVoice(
+    assert engine_voice(FULL, designs_voices=False, stand_in=True) == EngineVoice()
+    assert engine_voice(FULL, designs_voices=True, stand_in=True) == EngineVoice(
         None, "calm", None, "a deep voice", "slowly"
     )
 
 
 def test_a_reference_wins_over_a_description_and_a_cue_needs_a_description():
     cloned = attrs.evolve(FULL, reference="voices/v1")
-    assert engine_voice(cloned, "qwen3-tts", stand_in=False) == EngineVoice(
+    assert engine_voice(cloned, designs_voices=True, stand_in=False) == EngineVoice(
         "af_heart", "calm", "voices/v1"
     )
     bare_cue = attrs.evolve(FULL, description=None)
-    assert engine_voice(bare_cue, "qwen3-tts", stand_in=False).cue is None
+    assert engine_voice(bare_cue, designs_voices=True, stand_in=False).cue is None
 
 
 @given(
@@ -434,16 +436,16 @@ def test_a_reference_wins_over_a_description_and_a_cue_needs_a_description():
         cue=st.none() | st.just("c"),
         reference=st.none() | st.just("r"),
     ),
-    st.sampled_from(("qwen3-tts", "kokoro", "toy")),
+    st.booleans(),
     st.booleans(),
 )
-def test_an_engine_never_takes_a_setting_that_is_not_set_or_not_its_own(voice, engine, stand_in):
-    took = engine_voice(voice, engine, stand_in=stand_in)
+def test_an_engine_never_takes_a_setting_that_is_not_set_or_not_its_own(voice, designs, stand_in):
+    took = engine_voice(voice, designs_voices=designs, stand_in=stand_in)
     for name in ("speaker", "style", "reference", "description", "cue"):
         assert getattr(took, name) in (None, getattr(voice, name))
     if stand_in:
         assert took.speaker is None
-    if engine != "qwen3-tts":
+    if not designs:
         assert (took.reference, took.description, took.cue) == (None, None, None)
         assert took.style == (None if stand_in else voice.style)
     assert not (took.reference and took.description)

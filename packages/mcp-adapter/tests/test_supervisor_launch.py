@@ -62,7 +62,7 @@ def test_a_chosen_engine_gets_voice_and_style_then_the_server_flags() -> None:
 
 def test_only_qwen3_tts_gets_a_description_and_its_cue() -> None:
     settings = VoiceSettings(description="a calm low voice", cue="unhurried")
-    assert helper_arguments("qwen3-tts", settings) == [
+    assert helper_arguments("qwen3-tts", settings, designs_voices=True) == [
         "--engine",
         "qwen3-tts",
         "--description",
@@ -74,7 +74,7 @@ def test_only_qwen3_tts_gets_a_description_and_its_cue() -> None:
 
 
 def test_a_cue_without_a_description_is_not_passed() -> None:
-    assert helper_arguments("qwen3-tts", VoiceSettings(cue="unhurried")) == [
+    assert helper_arguments("qwen3-tts", VoiceSettings(cue="unhurried"), designs_voices=True) == [
         "--engine",
         "qwen3-tts",
     ]
@@ -83,7 +83,9 @@ def test_a_cue_without_a_description_is_not_passed() -> None:
 def test_a_reference_wins_over_a_description_and_is_resolved(tmp_path: Path) -> None:
     voice = designed(tmp_path / "config" / "voices" / "gravel")
     settings = VoiceSettings(reference="voices/gravel", description="ignored", cue="ignored")
-    arguments = helper_arguments("qwen3-tts", settings, config_dir=tmp_path / "config")
+    arguments = helper_arguments(
+        "qwen3-tts", settings, designs_voices=True, config_dir=tmp_path / "config"
+    )
     assert arguments == ["--engine", "qwen3-tts", "--reference", str(voice)]
 
 
@@ -96,7 +98,7 @@ def test_a_fallback_gets_neither_the_speaker_nor_the_style_unless_it_is_qwen3_tt
         "espeak",
         "--no-play",
     ]
-    assert helper_arguments("qwen3-tts", settings, fallback=True) == [
+    assert helper_arguments("qwen3-tts", settings, designs_voices=True, fallback=True) == [
         "--engine",
         "qwen3-tts",
         "--style",
@@ -136,7 +138,7 @@ def test_a_relative_helper_dir_is_taken_from_the_config_folder_as_the_core_takes
     found = resolve_reference("v1", helper_dir="helper", config_dir=config, shipped=None)
     assert found == str(config / "helper" / "v1")
     settings = VoiceSettings(engine="qwen3-tts", reference="v1", helper_dir="helper")
-    arguments = helper_arguments("qwen3-tts", settings, config_dir=config)
+    arguments = helper_arguments("qwen3-tts", settings, designs_voices=True, config_dir=config)
     assert arguments[arguments.index("--reference") + 1] == str(config / "helper" / "v1")
 
 
@@ -228,3 +230,16 @@ def test_assist_engines_says_which_installed_engines_can_load_here() -> None:
     assert nothing == [
         "no voice engines are installed; install one, for example assist-voice-espeak"
     ]
+
+
+def test_a_third_partys_engine_that_designs_voices_gets_the_reference_as_qwen3_does(
+    tmp_path: Path,
+) -> None:
+    """What an engine takes follows what its spec declares, not its name."""
+    voice = tmp_path / "voice.wav"
+    voice.write_bytes(b"RIFF")
+    settings = VoiceSettings(engine="designer", reference=str(voice), style="calm")
+    assert helper_arguments("designer", settings, designs_voices=True) == [
+        "--engine", "designer", "--style", "calm", "--reference", str(voice),
+    ]  # fmt: skip
+    assert helper_arguments("designer", settings) == ["--engine", "designer", "--style", "calm"]

@@ -31,6 +31,9 @@ ENGINE_PACKAGES: dict[str, str] = {
 }
 """The engines we ship and the distribution of each (behaviour.md 8.4), to name what to
 install; any other engine an installed plugin registers is just as usable."""
+PACKAGE_PLATFORMS: dict[str, str] = {"assist-voice-qwen3": "darwin"}
+"""Those of our distributions that run on one platform only (MLX needs Apple silicon), so
+another platform is never told to install them."""
 
 GIB = 2**30
 
@@ -83,7 +86,9 @@ class EngineSpec:
     The auto choice ranks engines by what they declare (behaviour.md 9.1): `rank`, how rich
     the delivery is (higher first); `auto_memory`, the total installed memory in bytes from
     which auto may take it before poorer engines; `fallback`, whether it starts offline and
-    fast enough to be the automatic fallback (9.4).
+    fast enough to be the automatic fallback (9.4). `designs_voices`: the engine makes a voice
+    of its own from the settings (a reference recording to clone, else a description with its
+    cue, behaviour 8.6), and takes the style even when it stands in for another engine.
     """
 
     name: str
@@ -96,6 +101,7 @@ class EngineSpec:
     rank: int = 0
     auto_memory: int = 0
     fallback: bool = False
+    designs_voices: bool = False
 
 
 class EngineHooks:

@@ -46,9 +46,6 @@ NO_FALLBACK = "none"
 AMBIENT_ENGINES: tuple[str, ...] = ("qwen3-tts", "supertonic3", "kokoro")
 """The engines Ambient knows: any other value would make Ambient fall back to every default."""
 
-DESIGNED_VOICE_ENGINE = "qwen3-tts"
-"""The one engine that takes a style as a stand-in, a reference, a description and a cue."""
-
 
 @attrs.frozen
 class AssistantSettings:
@@ -695,15 +692,15 @@ class EngineVoice:
     cue: str | None = None
 
 
-def engine_voice(voice: VoiceChoices, engine: str, *, stand_in: bool) -> EngineVoice:
-    """What of the `voice` settings `engine` takes.
+def engine_voice(voice: VoiceChoices, *, designs_voices: bool, stand_in: bool) -> EngineVoice:
+    """What of the `voice` settings an engine takes, by what it can do (`EngineSpec`).
 
     A stand-in (the fallback, or an engine other than the settings' chosen for one command)
     takes neither the speaker, since a voice name belongs to one engine and another would
-    refuse to load with it, nor, unless it is qwen3-tts, the style. Only qwen3-tts takes a
-    reference, or else a description with its cue.
+    refuse to load with it, nor, unless it designs voices, the style. Only an engine that
+    designs voices takes a reference, or else a description with its cue.
     """
-    designed = engine == DESIGNED_VOICE_ENGINE
+    designed = designs_voices
     return EngineVoice(
         speaker=None if stand_in else voice.speaker,
         style=voice.style if designed or not stand_in else None,

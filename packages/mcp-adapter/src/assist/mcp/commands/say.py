@@ -139,7 +139,9 @@ def engine_override(machine: Machine, engine: str | None) -> VoiceSettings:
     planned = plan_engines(voice, machine.registry, cache_root=str(machine.cache_root)).engine
     if engine == planned:
         return attrs.evolve(voice, engine=engine)
-    taken = engine_voice(voice, engine, stand_in=True)  # as a fallback would take them
+    spec = machine.registry.specs.get(engine)
+    designs = spec is not None and spec.designs_voices
+    taken = engine_voice(voice, designs_voices=designs, stand_in=True)  # as a fallback would
     left_out = [
         name for name in ("speaker", "style") if getattr(voice, name) and not getattr(taken, name)
     ]

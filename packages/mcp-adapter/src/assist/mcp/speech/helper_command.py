@@ -18,11 +18,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assist.app.engines import choose_here
-from assist.core.engines import ENGINE_PACKAGES, EngineSpec, VoiceOptions, choose_fallback
+from assist.core.engines import (
+    ENGINE_PACKAGES,
+    PACKAGE_PLATFORMS,
+    EngineSpec,
+    VoiceOptions,
+    choose_fallback,
+)
 from assist.core.files import VOICE_JSON
 from assist.core.plugins import Registry
 from assist.core.settings import (
-    DESIGNED_VOICE_ENGINE,
     VoiceChoices,
     engine_voice,
     helper_reference,
@@ -76,11 +81,11 @@ def helper_program(
 
 
 def engine_packages(platform: str = sys.platform) -> list[str]:
-    """The engine packages worth installing on this platform (qwen3-tts is macOS only)."""
+    """The engine packages worth installing on this platform (some run on one only)."""
     return [
         package
-        for engine, package in ENGINE_PACKAGES.items()
-        if engine != DESIGNED_VOICE_ENGINE or platform == "darwin"
+        for package in ENGINE_PACKAGES.values()
+        if PACKAGE_PLATFORMS.get(package, platform) == platform
     ]
 
 
@@ -115,14 +120,16 @@ def helper_arguments(
     engine: str,
     voice: VoiceChoices,
     *,
+    designs_voices: bool = False,
     fallback: bool = False,
     config_dir: Path | None = None,
     no_play: bool = False,
     save_dir: str | os.PathLike[str] | None = None,
 ) -> list[str]:
     """The helper's arguments in the order of behaviour 9.2, with what of the settings the
-    engine takes (`assist.core.settings.engine_voice`: a fallback is a stand-in)."""
-    taken = engine_voice(voice, engine, stand_in=fallback)
+    engine takes (`assist.core.settings.engine_voice`: a fallback is a stand-in), as its
+    spec's `designs_voices` says."""
+    taken = engine_voice(voice, designs_voices=designs_voices, stand_in=fallback)
     arguments = ["--engine", engine]
     if taken.speaker:
         arguments += ["--voice", taken.speaker]

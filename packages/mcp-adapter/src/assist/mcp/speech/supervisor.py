@@ -327,6 +327,7 @@ class Voice:
         arguments = helper_arguments(
             engine,
             self._settings,
+            designs_voices=self._registry.specs[engine].designs_voices,
             fallback=self._state is not None and self._state.switched,
             config_dir=self._config_dir,
             no_play=self._no_play,

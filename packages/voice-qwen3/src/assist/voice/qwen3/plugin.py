@@ -88,5 +88,6 @@ def assist_voice_engines(register: Callable[[EngineSpec], None]) -> None:
             ready_offline=ready_offline,
             rank=RANK,
             auto_memory=AUTO_MEMORY,
+            designs_voices=True,
         )
     )
