@@ -36,7 +36,7 @@ def test_a_recogniser_no_installed_plugin_registers_is_refused_naming_the_instal
     paths = env["PYTHONPATH"].split(os.pathsep)
     env["PYTHONPATH"] = os.pathsep.join(path for path in paths if path != str(FAKE_PLUGIN))
     done = assist_config(env, "listen.stt", "fake")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "listen.stt not changed" in done.stderr and "'fake'" in done.stderr
     assert "the installed recognisers are: pocketsphinx, whisper" in done.stderr
     assert not (tmp_path / "config.json").exists()

@@ -120,7 +120,7 @@ def test_an_installed_third_party_engine_is_listed_by_assist_engines(place, toy)
 def test_the_third_party_engine_can_be_configured_as_engine_and_fallback(place, toy):
     config = Path(place["ASSIST_CONFIG"])
     refused = run_assist("config", place, "voice.engine", "toy")
-    assert refused.returncode == 1
+    assert refused.returncode == 2  # a value it cannot set: a usage error
     assert "'toy'" in refused.stderr and "the installed engines are: " in refused.stderr
     assert not config.exists()
     for key in ("voice.engine", "voice.fallback"):
@@ -136,7 +136,7 @@ def test_sharing_ambients_config_still_refuses_an_engine_ambient_cannot_read(pla
     env = {k: v for k, v in with_toy(place, toy).items() if k != "ASSIST_CONFIG"}
     env["AMBIENT_CONFIG"] = str(ambient)
     done = run_assist("config", env, "voice.engine", "toy")
-    assert done.returncode == 1
+    assert done.returncode == 2
     assert "Ambient could not read its config" in done.stderr
     assert not ambient.exists()
 
