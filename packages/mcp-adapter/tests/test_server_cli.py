@@ -120,7 +120,10 @@ def test_assist_config_sets_a_key_in_the_file_assist_mcp_reads(tmp_path: Path) -
     assert refused.returncode != 0 and "maybe" in refused.stderr
 
 
-@pytest.mark.parametrize("command", [["engines"], ["doctor"], ["listen", "--devices"]])
+@pytest.mark.parametrize(
+    "command",
+    [["engines"], ["doctor"], pytest.param(["listen", "--devices"], marks=pytest.mark.audio)],
+)
 def test_a_reader_that_goes_away_ends_a_listing_quietly(command: list[str]) -> None:
     """`assist engines | head -1`: the pipe closed under the command is no error of its."""
     read, write = os.pipe()
