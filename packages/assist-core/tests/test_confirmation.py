@@ -80,6 +80,55 @@ def test_the_word_lists_given_are_the_ones_used() -> None:
     assert got.answer == "yes"
 
 
+def test_its_own_lines_merged_into_one_and_misheard_into_a_yes_word_are_left_out() -> None:
+    said = ["I'll tidy the shed this afternoon.", "Shall I throw away the cracked flower pots?"]
+    merged = "I'll tidy the shed this afternoon. Shall I throw away the correct flower pots?"
+    assert classify(merged) == "yes" and not is_echo(merged, said)  # so a wait's test lets it by
+    got = listen(numbered(merged), 1, asked_through=0, own_voice=not_echo, said=said)
+    assert got == Listened((), None, 1, 1)
+
+
+def test_a_line_that_began_before_the_question_finished_sounding_is_heard_but_cannot_answer() -> (
+    None
+):
+    lines = [(0, line("yes please", start_s=3)), (1, line("okay", start_s=5))]
+    got = listen(lines, 2, asked_through=0, own_voice=not_echo, asked_ms=4000)
+    assert got.answer == "yes" and got.next == 2
+    assert got.heard == (render(lines[0][1]), render(lines[1][1]))
+    got = listen(lines[:1], 1, asked_through=0, own_voice=not_echo, asked_ms=4000)
+    assert got.answer is None and got.heard == (render(lines[0][1]),)
+
+
+WORDS = st.sampled_from(["shall", "i", "throw", "the", "pots", "no", "cancel", "cracked", "beds"])
+"""Words of its lines, no-words included; a line of 3 words or more (6.2 never judges shorter)."""
+
+
+@given(
+    st.lists(st.lists(WORDS, min_size=3, max_size=8), min_size=1, max_size=3),
+    st.integers(0, 30),
+    st.sampled_from(["correct", "yes", "sure", "okay"]),
+)
+def test_the_assistants_own_lines_back_to_back_with_a_word_misheard_never_answer(
+    said: list[list[str]], where: int, misheard: str
+) -> None:
+    words = [word for text in said for word in text]
+    words[where % len(words)] = misheard
+    text = " ".join(words)
+    got = listen(
+        numbered(text), 1, asked_through=0, own_voice=not_echo, said=[" ".join(t) for t in said]
+    )
+    assert got.answer is None
+
+
+@given(st.lists(st.sampled_from([*YES_WORDS, *NO_WORDS, "hmm"]), min_size=1), st.integers(0, 20))
+def test_no_line_that_began_while_the_question_played_ever_answers(
+    texts: list[str], asked_s: int
+) -> None:
+    lines = [(n, line(text, start_s=n)) for n, text in enumerate(texts)]
+    got = listen(lines, len(texts), asked_through=0, own_voice=not_echo, asked_ms=asked_s * 1000)
+    assert got.answer is None or got.next - 1 >= asked_s
+
+
 @given(
     st.lists(st.sampled_from([*YES_WORDS, *NO_WORDS, "hmm", "well", "the invoice", ""])),
     st.integers(0, 10),

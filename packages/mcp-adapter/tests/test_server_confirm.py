@@ -203,6 +203,23 @@ async def test_the_echo_of_the_question_itself_is_never_taken_as_the_answer(
         }
 
 
+async def test_its_own_voice_misheard_into_a_yes_word_never_answers_even_merged_with_its_last_line(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    """Issue 20: the question came back with "cracked" heard as "correct", a yes-word, merged
+    with the line said before it, so neither line alone held 60% of its words."""
+    question = "Shall I throw away the cracked flower pots?"
+    async with watching(server):
+        value_of(await server.call_tool("speak", {"text": "I'll tidy the shed this afternoon."}))
+        async with asked(server, meeting, question, timeout_s=5) as asking:
+            meeting.say("Shall I throw away the correct flower pots?")
+            meeting.say(
+                "I'll tidy the shed this afternoon. Shall I throw away the correct flower pots?"
+            )
+        assert asking.reply is not None
+        assert value_of(asking.reply) == {"answer": "no answer", "heard": []}
+
+
 async def test_a_line_already_there_when_the_question_ended_is_heard_but_does_not_answer(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:

@@ -3,9 +3,11 @@
 The question is said exactly as `speak` says a line: the same checks, the same gate in a
 meeting (it counts as an utterance and is logged like one), the same floor and voice. Then the
 watch's transcript is read every poll from its cursor, and `assist.core.confirmation` decides
-which lines are taken and which answers: the echo of the question never does, nor a line that
-was already there when the question ended. The lines taken come back in `heard` and the cursor
-moves past them, so the next wait starts after them.
+which lines are taken and which answers: the echo of the question (or of anything said in this
+watch) never does, nor a line that was already there when the question ended, nor one that
+began before it finished sounding on the listener's clock (known from its signals, 14.1). The
+lines taken come back in `heard` and the cursor moves past them, so the next wait starts after
+them.
 
 Results, in the shapes of `wait_for_transcript`'s (3.5), since a confirm is a wait too:
 - `{"answer": "yes" | "no" | "no answer", "heard": [...]}` while the watch goes on;
@@ -25,6 +27,7 @@ helpers: it is the watch's fifth tool, kept apart so the four of 3.4-3.7 read as
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -72,11 +75,13 @@ async def confirm(watcher: Watcher, arguments: dict[str, Any]) -> types.CallTool
             meeting.waiting = True
             if meeting.conversation is not None:
                 meeting.conversation.agent_called()
-        asked_through: list[int] = []
+        asked_through: list[tuple[int, int | None]] = []
 
         async def question_ended(held: HeldMeeting) -> None:
+            barge_in = held.barge_in
+            asked_ms = barge_in.capture_ms(time.monotonic()) if barge_in is not None else None
             _, through = await anyio.to_thread.run_sync(held.reader.read, held.cursor)
-            asked_through.append(through)
+            asked_through.append((through, asked_ms))
 
         try:
             with anyio.CancelScope(shield=True):
@@ -85,17 +90,22 @@ async def confirm(watcher: Watcher, arguments: dict[str, Any]) -> types.CallTool
                 return refusal(refusals.not_asked(_text(asked)))
             if meeting is None or watcher._meeting is not meeting or not asked_through:
                 return refusal(refusals.confirm_watch_stopped())
-            return await _listen(watcher, meeting, timeout_s, asked_through[0])
+            return await _listen(watcher, meeting, timeout_s, *asked_through[0])
         finally:
             if meeting is not None:
                 meeting.waiting = False
 
 
 async def _listen(
-    watcher: Watcher, meeting: HeldMeeting, timeout_s: int, asked_through: int
+    watcher: Watcher,
+    meeting: HeldMeeting,
+    timeout_s: int,
+    asked_through: int,
+    asked_ms: int | None,
 ) -> types.CallToolResult:
     """Poll the transcript from the cursor until a line answers or `timeout_s` passes; lines
-    numbered below `asked_through` were in the file when the question ended."""
+    numbered below `asked_through` were in the file when the question ended, and lines
+    starting before `asked_ms` on the listener's clock began while it played."""
     deadline = watcher._clock() + timeout_s
     cursor = meeting.cursor
     heard: list[str] = []
@@ -109,7 +119,7 @@ async def _listen(
         if look == "ended":
             await leaving.leave(watcher, LeaveReason.RECORDING_ENDED)
             return _after_leaving(meeting, heard)
-        step = _weigh(watcher, meeting, look, asked_through)
+        step = _weigh(watcher, meeting, look, asked_through, asked_ms)
         heard.extend(step.heard)
         cursor = step.next
         now = watcher._clock()
@@ -139,7 +149,9 @@ def _look(watcher: Watcher, meeting: HeldMeeting, cursor: int) -> _Look | Litera
     return _Look(settings, lines, next_line, tally)
 
 
-def _weigh(watcher: Watcher, meeting: HeldMeeting, look: _Look, asked_through: int) -> Listened:
+def _weigh(
+    watcher: Watcher, meeting: HeldMeeting, look: _Look, asked_through: int, asked_ms: int | None
+) -> Listened:
     """Ask the core which of the new lines are heard and whether one answers."""
     now = watcher._clock()
     utterances = [*meeting.utterances, *look.tally.utterances]
@@ -151,6 +163,8 @@ def _weigh(watcher: Watcher, meeting: HeldMeeting, look: _Look, asked_through: i
         look.next,
         asked_through=asked_through,
         own_voice=lambda text: is_own_voice(text, utterances, notices, now),
+        said=[item.text for item in utterances],
+        asked_ms=asked_ms,
         yes_words=words.yes_words,
         no_words=words.no_words,
     )
