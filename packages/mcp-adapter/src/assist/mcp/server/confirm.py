@@ -36,7 +36,8 @@ import mcp_types as types
 from assist.core import meeting_log, refusals, results
 from assist.core.confirmation import NO_ANSWER, Listened, confirm_timeout, listen
 from assist.core.consent import LeaveReason
-from assist.core.echo import is_own_voice
+from assist.core.echo import recent
+from assist.core.echo_words import users_words
 from assist.core.lines import RawLine
 from assist.core.settings import Settings
 from assist.core.speech import Refusal, check_question
@@ -90,7 +91,7 @@ async def confirm(watcher: Watcher, arguments: dict[str, Any]) -> types.CallTool
                 return refusal(refusals.not_asked(_text(asked)))
             if meeting is None or watcher._meeting is not meeting or not asked_through:
                 return refusal(refusals.confirm_watch_stopped())
-            return await _listen(watcher, meeting, timeout_s, *asked_through[0])
+            return await _listen(watcher, meeting, timeout_s, checked.text, *asked_through[0])
         finally:
             if meeting is not None:
                 meeting.waiting = False
@@ -100,6 +101,7 @@ async def _listen(
     watcher: Watcher,
     meeting: HeldMeeting,
     timeout_s: int,
+    question: str,
     asked_through: int,
     asked_ms: int | None,
 ) -> types.CallToolResult:
@@ -119,7 +121,7 @@ async def _listen(
         if look == "ended":
             await leaving.leave(watcher, LeaveReason.RECORDING_ENDED)
             return _after_leaving(meeting, heard)
-        step = _weigh(watcher, meeting, look, asked_through, asked_ms)
+        step = _weigh(watcher, meeting, look, question, asked_through, asked_ms)
         heard.extend(step.heard)
         cursor = step.next
         now = watcher._clock()
@@ -150,20 +152,26 @@ def _look(watcher: Watcher, meeting: HeldMeeting, cursor: int) -> _Look | Litera
 
 
 def _weigh(
-    watcher: Watcher, meeting: HeldMeeting, look: _Look, asked_through: int, asked_ms: int | None
+    watcher: Watcher,
+    meeting: HeldMeeting,
+    look: _Look,
+    question: str,
+    asked_through: int,
+    asked_ms: int | None,
 ) -> Listened:
-    """Ask the core which of the new lines are heard and whether one answers."""
+    """Ask the core which of the new lines are heard and whether one answers: its own voice
+    is looked for in everything said in this watch, not only the last 120 s (14.1)."""
     now = watcher._clock()
-    utterances = [*meeting.utterances, *look.tally.utterances]
+    said = [item.text for item in [*meeting.utterances, *look.tally.utterances]]
     own_notice = [meeting.notice_said] if meeting.notice_said is not None else []
-    notices = [*own_notice, *look.tally.notices]
+    notices = [item.text for item in recent([*own_notice, *look.tally.notices], now)]
     words = look.settings.confirm
     return listen(
         look.lines,
         look.next,
         asked_through=asked_through,
-        own_voice=lambda text: is_own_voice(text, utterances, notices, now),
-        said=[item.text for item in utterances],
+        users_words=lambda text: users_words(text, said, notices),
+        question=question,
         asked_ms=asked_ms,
         yes_words=words.yes_words,
         no_words=words.no_words,
