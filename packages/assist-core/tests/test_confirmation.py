@@ -6,12 +6,13 @@ import pytest
 from assist.core import refusals
 from assist.core.answers import NO_WORDS, YES_WORDS, classify
 from assist.core.confirmation import (
+    CALL_WITHOUT_PROGRESS_S,
     TIMEOUT_DEFAULT_S,
     TIMEOUT_MAX_S,
     TIMEOUT_MIN_S,
     Listened,
-    confirm_timeout,
     listen,
+    listening_deadline,
 )
 from assist.core.echo import is_echo
 from assist.core.echo_words import users_words
@@ -166,20 +167,50 @@ def test_the_answer_is_that_of_the_first_clear_line_after_the_question(
 @pytest.mark.parametrize(
     ("value", "seconds"),
     [
-        (None, TIMEOUT_DEFAULT_S),
-        ("30", TIMEOUT_DEFAULT_S),
-        (True, TIMEOUT_DEFAULT_S),
-        (-1, TIMEOUT_DEFAULT_S),
-        (30.0, TIMEOUT_DEFAULT_S),
         (0, TIMEOUT_MIN_S),
         (3, TIMEOUT_MIN_S),
         (45, 45),
+        (90, 90),
         (500, TIMEOUT_MAX_S),
     ],
 )
-def test_the_timeout_is_read_leniently_and_clamped_to_5_to_120(value: object, seconds: int) -> None:
-    assert confirm_timeout(value) == seconds
-    assert (TIMEOUT_DEFAULT_S, TIMEOUT_MIN_S, TIMEOUT_MAX_S) == (90, 5, 120)
+@pytest.mark.parametrize("progress", [True, False])
+def test_a_given_timeout_counts_from_the_question_clamped_to_5_to_120_with_or_without_progress(
+    value: int, seconds: int, progress: bool
+) -> None:
+    deadline = listening_deadline(value, progress=progress, called_at=100.0, asked_at=104.0)
+    assert deadline == 104.0 + seconds
+    assert (TIMEOUT_MIN_S, TIMEOUT_MAX_S) == (5, 120)
+
+
+@pytest.mark.parametrize("value", [None, "30", True, -1, 30.0])
+def test_without_a_usable_timeout_a_client_taking_progress_waits_90_s_after_the_question(
+    value: object,
+) -> None:
+    deadline = listening_deadline(value, progress=True, called_at=100.0, asked_at=104.0)
+    assert deadline == 104.0 + TIMEOUT_DEFAULT_S == 194.0
+
+
+@pytest.mark.parametrize("value", [None, "30", True, -1, 30.0])
+def test_without_a_usable_timeout_a_client_taking_no_progress_has_its_answer_50_s_after_calling(
+    value: object,
+) -> None:
+    deadline = listening_deadline(value, progress=False, called_at=100.0, asked_at=104.0)
+    assert deadline == 100.0 + CALL_WITHOUT_PROGRESS_S == 150.0
+
+
+@given(
+    called_at=st.floats(min_value=0, max_value=1e6),
+    question_s=st.floats(min_value=0, max_value=600),
+)
+def test_by_default_a_call_without_progress_ends_within_a_minute_unless_its_question_is_long(
+    called_at: float, question_s: float
+) -> None:
+    asked_at = called_at + question_s
+    deadline = listening_deadline(None, progress=False, called_at=called_at, asked_at=asked_at)
+    assert deadline >= asked_at + TIMEOUT_MIN_S
+    if question_s <= CALL_WITHOUT_PROGRESS_S - 2 * TIMEOUT_MIN_S:
+        assert deadline == called_at + CALL_WITHOUT_PROGRESS_S < called_at + 60
 
 
 def test_a_question_is_trimmed_and_said_in_the_neutral_tone() -> None:

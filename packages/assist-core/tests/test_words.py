@@ -3,7 +3,7 @@ words."""
 
 from __future__ import annotations
 
-from assist.core.words import normalise_words, word_error_rate
+from assist.core.words import normalise_words, word_error_rate, word_errors
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,3 +31,9 @@ def test_word_error_rate_is_zero_only_for_the_same_words_and_bounded_by_the_long
     if expected:
         assert rate <= max(len(expected), len(heard)) / len(expected)
     assert word_error_rate(ref, ref) == 0.0
+
+
+def test_word_errors_count_the_edits_a_word_error_rate_divides_by_the_words_spoken() -> None:
+    assert word_errors("the release is out", "the release is out now") == 1
+    assert word_errors("the release is out", "a release out") == 2
+    assert word_error_rate("the release is out", "a release out") == 2 / 4

@@ -13,6 +13,7 @@ import wave
 from collections.abc import Iterator
 from pathlib import Path
 
+import attrs
 import numpy as np
 import pytest
 from assist.core.sentences import split_sentences
@@ -222,8 +223,9 @@ class HiccupEngine(QuickEngine):
 
 
 def test_a_first_chunk_within_a_few_milliseconds_passes_however_quick_the_line():
-    recording = two_sentences(QuickEngine())
-    assert recording.first_chunk_s < 0.005 and recording.total_s < 0.05
+    """The times are set, not measured: on a busy machine a quick engine's real first chunk
+    may come late, which is the next test's case."""
+    recording = attrs.evolve(two_sentences(QuickEngine()), first_chunk_s=0.004, total_s=0.005)
     kit.test_the_first_chunk_comes_before_the_whole_line_is_done(recording)
 
 

@@ -21,7 +21,6 @@ HERE = Path(__file__).parent
 REPO = HERE.parents[2]
 ASSIST = Path(sys.executable).parent / "assist"
 FAKE_PLUGIN = HERE / "fake_stt"
-AUDIO_ROOM = REPO / ".ci" / "audio-room"
 
 MEETING = (
     "Morning, everyone. Let's give people a minute to join.",

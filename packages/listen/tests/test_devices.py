@@ -4,7 +4,6 @@ input device on the machine (the devices are faked: this is about the words)."""
 from __future__ import annotations
 
 import pytest
-import sounddevice
 from assist.listen import devices
 from assist.listen.devices import DeviceError, InputDevice, find_device
 
@@ -19,7 +18,7 @@ def no_match(key: object, kind: str) -> None:
 def machine(monkeypatch: pytest.MonkeyPatch):
     def have(*found: InputDevice) -> None:
         monkeypatch.setattr(devices, "input_devices", lambda: list(found))
-        monkeypatch.setattr(sounddevice, "query_devices", no_match)
+        monkeypatch.setattr(devices, "query_device", lambda key: no_match(key, "input"))
 
     return have
 

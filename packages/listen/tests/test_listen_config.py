@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import ASSIST, FAKE_PLUGIN, listen_env
 
@@ -40,6 +42,7 @@ def test_a_recogniser_no_installed_plugin_registers_is_refused_naming_the_instal
     assert not (tmp_path / "config.json").exists()
 
 
+@pytest.mark.audio
 def test_a_missing_device_set_in_the_config_is_named_as_the_config_key_not_as_a_flag(tmp_path):
     env = listen_env(tmp_path)
     assert assist_config(env, "listen.device", "no such mic 42").returncode == 0

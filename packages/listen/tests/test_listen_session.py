@@ -9,6 +9,7 @@ import os
 import pty
 import re
 import signal
+import subprocess
 import sys
 import time
 import wave
@@ -20,6 +21,8 @@ from assist.mcp.store.sessions import SessionStore
 
 sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import (
+    ASSIST,
+    REPO,
     Listener,
     eventually,
     listen_env,
@@ -221,6 +224,7 @@ def test_a_listener_whose_stderr_reader_went_away_still_writes_every_line(
     assert (listener.folder / "session.json").exists()
 
 
+@pytest.mark.audio
 def test_a_missing_device_exits_2_with_the_device_list_before_making_a_session(
     tmp_path: Path,
 ) -> None:
@@ -244,6 +248,7 @@ def test_an_unknown_recogniser_exits_2_naming_the_installed_ones(
     assert not (tmp_path / "s").exists()
 
 
+@pytest.mark.audio
 def test_devices_lists_input_devices_or_says_there_are_none(tmp_path: Path) -> None:
     result = run_listen(tmp_path, "--devices")
     assert result.returncode == 0
@@ -284,4 +289,33 @@ def test_pcm_from_stdin_is_refused_when_stdin_is_a_terminal_rather_than_waiting_
         os.close(leader)
     assert result.returncode == 2
     assert "--from - reads 16 kHz mono s16le PCM from stdin, which is a terminal" in result.stderr
+    assert not (tmp_path / "s").exists()
+
+
+NO_PORTAUDIO = REPO / "packages" / "app" / "tests" / "no_portaudio"
+"""A sounddevice whose import fails as it does on a machine without PortAudio."""
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["--devices"], ["--into", "s"], ["--into", "s", "--from", "-", "--call-device", "default"]],
+)
+def test_without_portaudio_listen_exits_2_naming_the_library_and_its_install_command(
+    tmp_path: Path, arguments: list[str]
+) -> None:
+    env = listen_env(tmp_path)
+    env["PYTHONPATH"] = os.pathsep.join([str(NO_PORTAUDIO), env["PYTHONPATH"]])
+    done = subprocess.run(
+        [str(ASSIST), "listen", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+        cwd=tmp_path,
+        stdin=subprocess.PIPE,
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert done.stderr.startswith("assist listen: PortAudio, the library that records and plays")
+    assert "install it with `" in done.stderr
     assert not (tmp_path / "s").exists()

@@ -3,7 +3,9 @@
 `Room` is a FIFO the server's listener reads as its microphone (`ASSIST_LISTEN_FROM`, so the
 child runs `assist listen --from -`): a thread writes 16 kHz s16le PCM into it at real time,
 silence unless a phrase has been queued. The test holds the FIFO open for reading and writing
-(`O_RDWR`), so the listener never sees an end of input before `close`. `Phrases` says each
+(`O_RDWR`), so the listener never sees an end of input before `close`; its writes give up when
+the room closes or the listener stops reading (`assist.app.pipes`), so a listener that died
+never holds a test. `Phrases` says each
 phrase once with Piper's joe voice (the same every run) and keeps it.
 """
 
@@ -15,6 +17,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+from assist.app.pipes import PipeWriter
 
 RATE_HZ = 16_000
 BLOCK = 512
@@ -26,6 +29,7 @@ class Room:
         self.path = folder / "microphone.fifo"
         os.mkfifo(self.path)
         self._fd = os.open(self.path, os.O_RDWR)
+        self._writer = PipeWriter(self._fd)
         self._queue: list[np.ndarray] = []
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -48,8 +52,9 @@ class Room:
 
     def close(self) -> None:
         """The end of the input: the listener's session ends."""
+        self._writer.abandon()
         self._stop.set()
-        self._thread.join()
+        self._thread.join(timeout=1.0)
         os.close(self._fd)
 
     def _run(self) -> None:
@@ -74,7 +79,7 @@ class Room:
             else:
                 block = np.zeros(BLOCK, np.float32)
             try:
-                os.write(self._fd, (block * 32767).astype("<i2").tobytes())
+                self._writer.write((block * 32767).astype("<i2").tobytes())
             except OSError:
                 return
             sent += BLOCK

@@ -30,7 +30,7 @@ from typing import Any
 import anyio
 import mcp_types as types
 import pytest
-from mcp.client.session import ClientSession
+from mcp.client.session import ClientSession, MessageHandlerFnT
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 HERE = Path(__file__).parent
@@ -222,9 +222,14 @@ def next_meeting(place: Place, day: str, label: str, **configure: Any) -> LiveMe
 
 @asynccontextmanager
 async def connect(
-    place: Place, *arguments: str, env: dict[str, str] | None = None, errlog: Any = None
+    place: Place,
+    *arguments: str,
+    env: dict[str, str] | None = None,
+    errlog: Any = None,
+    message_handler: MessageHandlerFnT | None = None,
 ) -> AsyncIterator[ClientSession]:
-    """A real `assist mcp` subprocess, initialised, through the SDK's stdio client."""
+    """A real `assist mcp` subprocess, initialised, through the SDK's stdio client;
+    `message_handler` sees every notification the server sends."""
     parameters = StdioServerParameters(
         command=str(ASSIST),
         args=["mcp", *(arguments or ("--no-play",))],
@@ -233,7 +238,7 @@ async def connect(
     log = errlog if errlog is not None else sys.stderr
     async with (
         stdio_client(parameters, errlog=log) as (read, write),
-        ClientSession(read, write) as session,
+        ClientSession(read, write, message_handler=message_handler) as session,
     ):
         await session.initialize()
         yield session

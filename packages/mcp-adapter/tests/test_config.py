@@ -217,16 +217,16 @@ def test_assist_config_key_value_saves_and_exits_0(
     assert capsys.readouterr().err == ""
 
 
-def test_assist_config_refusal_prints_the_reason_exits_non_zero_and_leaves_the_file(
+def test_assist_config_refusing_a_key_or_value_prints_why_exits_2_and_leaves_the_file(
     own_config: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     write(own_config, SHARED)
     before = own_config.read_bytes()
-    assert config_command(["voice.engine", "loud"]) != 0
+    assert config_command(["voice.engine", "loud"]) == 2
     err = capsys.readouterr().err
     assert "loud" in err and "kokoro" in err
     assert own_config.read_bytes() == before
-    assert config_command(["no.such.key", "1"]) != 0
+    assert config_command(["no.such.key", "1"]) == 2
     assert "no.such.key" in capsys.readouterr().err
 
 
@@ -238,7 +238,7 @@ def test_assist_config_refuses_an_engine_ambient_cannot_read_in_ambients_file(
     before = ambient.read_bytes()
     monkeypatch.delenv("ASSIST_CONFIG", raising=False)
     monkeypatch.setenv("AMBIENT_CONFIG", str(ambient))
-    assert config_command(["voice.engine", "espeak"]) != 0
+    assert config_command(["voice.engine", "espeak"]) == 2
     assert "ASSIST_CONFIG" in capsys.readouterr().err
     assert ambient.read_bytes() == before
     assert config_command(["voice.engine", "kokoro"]) == 0
@@ -251,7 +251,7 @@ def test_assist_config_refuses_sessions_dir_while_the_current_root_records(
     wav = tmp_path / "sessions" / "2026-09-05T1608" / "audio" / "room.native.wav"
     wav.parent.mkdir(parents=True)
     wav.write_bytes(b"RIFF")
-    assert config_command(["sessions_dir", str(tmp_path / "other")]) != 0
+    assert config_command(["sessions_dir", str(tmp_path / "other")]) == 1  # not now, not misuse
     assert "2026-09-05T1608" in capsys.readouterr().err
     assert not own_config.exists()
     age(wav, 11)
@@ -276,3 +276,12 @@ def test_assist_config_with_one_argument_prints_usage_and_exits_2(
     assert config_command(["assistant"]) == 2
     assert "usage" in capsys.readouterr().err
     assert not own_config.exists()
+
+
+def test_assist_config_on_a_file_that_is_not_json_exits_1_as_a_refusal_not_a_usage_error(
+    own_config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(own_config, "{ not json")
+    assert config_command(["assistant", "on"]) == 1
+    assert "left untouched" in capsys.readouterr().err
+    assert own_config.read_text() == "{ not json"

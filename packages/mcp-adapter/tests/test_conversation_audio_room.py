@@ -16,12 +16,9 @@ the reference, keeps the assistant from cutting itself off (the RMS 0.05 gate al
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
-import tempfile
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import anyio
@@ -34,7 +31,6 @@ from mcp_harness import Place, connect, value_of
 
 pytestmark = pytest.mark.anyio
 
-AUDIO_ROOM = Path(__file__).parents[3] / ".ci" / "audio-room"
 QUESTION = "What time is it in Tokyo right now?"
 REPLY = "It is late in the evening in Tokyo, nine hours ahead of London."
 
@@ -42,30 +38,6 @@ REPLY = "It is late in the evening in Tokyo, nine hours ahead of London."
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
-
-
-@pytest.fixture
-def audio_room() -> Iterator[dict[str, str]]:
-    if sys.platform != "linux":
-        pytest.skip("the PulseAudio room is set up on Linux only")
-    base = tempfile.mkdtemp(prefix="assist-room-")
-    made = subprocess.run(
-        ["bash", str(AUDIO_ROOM)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-        env={**os.environ, "ASSIST_AUDIO_ROOM": base},
-    )
-    if made.returncode != 0:
-        shutil.rmtree(base, ignore_errors=True)
-        pytest.skip(f"the PulseAudio room could not start: {made.stderr.strip()}")
-    env = {"XDG_RUNTIME_DIR": str(Path(base) / "runtime")}
-    try:
-        yield env
-    finally:
-        subprocess.run(["pactl", "exit"], env={**os.environ, **env}, capture_output=True)
-        shutil.rmtree(base, ignore_errors=True)
 
 
 def play(path: Path, env: dict[str, str]) -> None:

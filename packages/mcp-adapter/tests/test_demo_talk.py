@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -31,12 +33,14 @@ CLIENT_SLACK_S = 1.0
 """The client sees `confirm` return a moment after the server handed the turn over."""
 
 
-def run_command(*extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_command(
+    *extra: str, env: dict[str, str] | None = None, within: float = STORY_WITHIN_S
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [*DEMO, *extra],
         capture_output=True,
         text=True,
-        timeout=STORY_WITHIN_S,
+        timeout=within,
         env={**os.environ, **(env or {})},
     )
 
@@ -142,7 +146,9 @@ def test_an_answer_the_story_does_not_know_is_refused_with_the_ones_it_does(
 def test_a_conversation_that_cannot_start_fails_the_demo_naming_the_step(tmp_path: Path) -> None:
     fake = Path(__file__).parent / "listener_fakes" / "fake_listener.py"
     env = {"ASSIST_LISTEN_COMMAND": f"{sys.executable} {fake}", "FAKE_LISTENER": "refuse"}
-    done = run_command("--workdir", str(tmp_path / "run"), env=env)
+    # Within a minute, not the story's time: the room it had opened must close at once (its
+    # microphone FIFO, which nobody reads any more, once held the demo for ever).
+    done = run_command("--workdir", str(tmp_path / "run"), env=env, within=60)
     assert done.returncode == 1
     assert "the step 'start_conversation' did not happen" in done.stdout
     assert "no input device found" in done.stdout
@@ -159,3 +165,28 @@ def test_a_workdir_that_is_not_empty_is_refused_before_anything_runs(tmp_path: P
     done = run_command("--workdir", str(tmp_path))
     assert done.returncode == 1 and "is not empty" in done.stdout
     assert (tmp_path / "kept.txt").read_text() == "mine"
+
+
+def test_ctrl_c_ends_the_demo_at_once_without_a_traceback(tmp_path: Path) -> None:
+    """As a terminal does it: SIGINT to the whole process group, the server and listener too."""
+    demo = subprocess.Popen(
+        [*DEMO, "--workdir", str(tmp_path / "run")],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert demo.stdout is not None
+        first = demo.stdout.readline()  # the heading: the story is under way
+        assert first.startswith("assist demo --talk"), first
+        time.sleep(3.0)  # the server, its listener and the voice are starting or running
+        os.killpg(demo.pid, signal.SIGINT)
+        _, err = demo.communicate(timeout=30)
+    finally:
+        if demo.poll() is None:
+            os.killpg(demo.pid, signal.SIGKILL)
+            demo.wait(timeout=30)
+    assert demo.returncode == 130, err[-2000:]
+    assert "Traceback" not in err, err[-3000:]
+    assert "interrupted" in err

@@ -10,7 +10,7 @@ from pathlib import Path
 import anyio
 import numpy as np
 import pytest
-from assist.mcp.demo import talk_policy, talk_story
+from assist.mcp.demo import command, talk_policy, talk_story
 from assist.mcp.demo.talk_room import ECHO_GAIN, TalkRoom
 
 RATE_HZ = 16_000
@@ -127,3 +127,21 @@ def test_the_polite_user_waits_for_the_room_to_fall_quiet(tmp_path: Path) -> Non
         assert time.monotonic() - started >= 1.0 - 0.3 + 0.5 - 0.1
     finally:
         room.close()
+
+
+def test_a_room_whose_listener_died_closes_within_a_second(tmp_path: Path) -> None:
+    """Nobody reads the microphone FIFO, as when the listener exited: once the FIFO is full
+    (64 KiB, two seconds of audio) the room's writes wait, and `close` must not wait with them."""
+    room = TalkRoom(tmp_path)
+    time.sleep(3.0)
+    closing = time.monotonic()
+    room.close()
+    assert time.monotonic() - closing < 1.5  # CLOSE_S, and a little for a busy machine
+
+
+def test_the_talk_demo_gives_one_length_in_its_help_its_banner_and_the_readme() -> None:
+    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
+    told = " ".join(line for line in readme.splitlines() if "demo --talk" in line)
+    assert command.TALK_LENGTH == "about 45 s"
+    assert command.TALK_LENGTH in told
+    assert command.TALK_LENGTH in " ".join(command.parser().format_help().split())

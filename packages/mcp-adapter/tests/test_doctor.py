@@ -29,6 +29,8 @@ sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import run_assist
 
 EVERY_PLUGIN = "espeak,kokoro,piper,qwen3,supertonic"
+FAKE_SOUNDDEVICE = Path(__file__).parent / "voice_fakes" / "device"
+"""A sounddevice with one microphone and one pair of speakers, whatever this machine has."""
 """The entry-point names of every engine plugin in the workspace."""
 
 
@@ -47,7 +49,7 @@ def place(tmp_path: Path) -> dict[str, str]:
 
 
 def run(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
-    return run_assist("doctor", env, *arguments)
+    return run_assist("doctor", {"PYTHONPATH": str(FAKE_SOUNDDEVICE), **env}, *arguments)
 
 
 def test_doctor_names_the_places_settings_engines_choice_listener_and_lock_holder(
@@ -157,3 +159,27 @@ def test_the_lock_is_read_without_being_touched(tmp_path: Path) -> None:
     lock.write_text("")
     assert lock_holder(tmp_path).startswith("held by an unreadable lock file")
     assert lock.read_text() == ""  # a doctor never clears or takes the lock
+
+
+def test_doctor_names_the_microphone_and_speakers_it_found(place: dict[str, str]) -> None:
+    done = run(place)
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert "microphone: fake microphone" in lines and "speakers: fake speakers" in lines
+
+
+@pytest.mark.parametrize(
+    ("device", "said"),
+    [
+        ("missing", "audio: PortAudio, the library that records and plays sound, is not installed"),
+        ("none", "speakers: no output device (connect speakers"),
+    ],
+)
+def test_doctor_exits_1_when_a_watch_could_not_be_heard_saying_what_is_missing(
+    place: dict[str, str], device: str, said: str
+) -> None:
+    done = run({**place, "FAKE_DEVICE": device})
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    assert any(line.startswith(said) for line in done.stdout.splitlines()), done.stdout
+    assert done.stdout.splitlines()[-1].startswith("but a watch could not be heard here: ")

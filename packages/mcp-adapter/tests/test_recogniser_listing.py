@@ -69,7 +69,11 @@ def test_assist_doctor_lists_the_recognisers_and_the_configured_one(tmp_path):
     config.write_text(
         json.dumps({"voice": {"engine": "espeak"}, "listen": {"stt": "pocketsphinx"}})
     )
-    done = run_assist("doctor", {"ASSIST_CONFIG": str(config), "ASSIST_HOME": str(tmp_path)})
+    sounding = str(Path(__file__).parent / "voice_fakes" / "device")  # speakers, whatever is here
+    done = run_assist(
+        "doctor",
+        {"ASSIST_CONFIG": str(config), "ASSIST_HOME": str(tmp_path), "PYTHONPATH": sounding},
+    )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines.index("recognisers:") > lines.index("voice engines:")

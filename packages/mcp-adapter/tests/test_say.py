@@ -18,6 +18,7 @@ import wave
 from pathlib import Path
 
 import pytest
+from assist.app.audio import AudioCheck
 from assist.mcp.commands import say
 from assist.mcp.commands.say import engine_override, say_command
 from assist.mcp.commands.terminal_voice import Machine
@@ -44,8 +45,12 @@ def place(tmp_path: Path) -> dict[str, str]:
     }
 
 
+FAKE_SOUNDDEVICE = Path(__file__).parent / "voice_fakes" / "device"
+"""A sounddevice with one microphone and one pair of speakers, whatever this machine has."""
+
+
 def run(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:
-    return run_assist("say", env, *arguments)
+    return run_assist("say", {"PYTHONPATH": str(FAKE_SOUNDDEVICE), **env}, *arguments)
 
 
 def test_a_line_is_said_by_the_helper_and_saved_as_a_16_bit_mono_wav(
@@ -70,18 +75,20 @@ def test_a_line_is_said_by_the_helper_and_saved_as_a_16_bit_mono_wav(
 @pytest.mark.parametrize(
     ("arguments", "refusal"),
     [
-        (["Hello.", "--emotion", "angry"], '"angry" is not an emotion'),
+        (["Hello.", "--emotion", "grumpy"], "--emotion 'grumpy' is not one of neutral, warm"),
         (["x" * 601], "601 characters long"),
-        (["   "], "is blank"),
+        (["   "], "give the words to say"),
     ],
 )
-def test_words_speak_would_refuse_exit_2_on_stderr_before_any_helper_starts(
+def test_words_speak_would_refuse_exit_2_in_the_commands_own_terms_before_any_helper_starts(
     place: dict[str, str], arguments: list[str], refusal: str
 ) -> None:
     done = run({**place, "ASSIST_VOICES_BLOCK": "espeak"}, *arguments, "--engine", "espeak")
     assert done.returncode == 2
     assert done.stdout == ""
-    assert done.stderr.startswith("assist say: Nothing was said: ") and refusal in done.stderr
+    assert done.stderr.startswith("assist say: nothing was said: ") and refusal in done.stderr
+    assert "speak" not in done.stderr.replace("assist say", "")
+    assert "`text`" not in done.stderr
 
 
 def test_a_voice_that_cannot_start_fails_with_exit_1_saying_why(place: dict[str, str]) -> None:
@@ -114,6 +121,7 @@ def test_a_line_played_aloud_waits_for_the_floor_and_gives_up_when_another_voice
         monkeypatch.setenv(name, value)
     monkeypatch.setenv(VOICE_COMMAND_VARIABLE, shlex.join(fake("works")))
     monkeypatch.setattr(say, "LOCK_WAIT_S", 0.2)
+    monkeypatch.setattr(say, "check_audio", lambda _environ: AudioCheck(None, "mic", "speakers"))
     lock = Path(place["ASSIST_CONFIG"]).parent / "speaking.lock"
     lock.write_text(json.dumps({"pid": os.getpid(), "who": "talk"}))
     assert say_command(["Hello.", "--engine", "kokoro"]) == 1
@@ -123,3 +131,28 @@ def test_a_line_played_aloud_waits_for_the_floor_and_gives_up_when_another_voice
     assert say_command(["Hello.", "--engine", "kokoro"]) == 0
     assert capsys.readouterr().out.startswith("said by kokoro: 0.05 s of speech")
     assert not lock.exists()  # taken for the line, released after it
+
+
+def test_without_portaudio_a_line_played_aloud_is_refused_before_any_voice_starts(
+    place: dict[str, str],
+) -> None:
+    done = run({**place, "FAKE_DEVICE": "missing"}, "Hello.", "--engine", "espeak")
+    assert done.returncode == 2
+    assert done.stderr.startswith("assist say: nothing can be played here: PortAudio, the library")
+    assert "install it with `" in done.stderr and "--no-play" in done.stderr
+    assert "for the rest of this watch" not in done.stderr  # no fallback was tried
+
+
+def test_a_fallback_that_fails_too_is_told_as_this_commands_not_a_watchs(
+    place: dict[str, str], monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = Path(place["ASSIST_CONFIG"])
+    config.write_text(json.dumps({"voice": {"engine": "kokoro", "fallback": "espeak"}}))
+    for name, value in place.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setenv(VOICE_COMMAND_VARIABLE, shlex.join(fake("exits_at_start")))
+    assert say_command(["Hello.", "--no-play"]) == 1
+    said = capsys.readouterr().err
+    assert "switching to the espeak voice for the rest of this command" in said, said
+    assert "this watch" not in said
+    assert "assist say: the line was not said: " in said

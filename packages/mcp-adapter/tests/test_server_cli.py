@@ -68,6 +68,25 @@ def test_help_on_every_subcommand_prints_its_usage_on_stdout_and_exits_0(command
     assert done.stdout.startswith("usage: assist " + command)
 
 
+JARGON = ("I/O shell", "entry point", "subcommands", "JSON-RPC", "stdio", "voice helper", "a watch")
+"""Words of the code, not of a user: help says what a command does for them."""
+
+
+def test_assist_help_says_what_assist_is_for_in_plain_words() -> None:
+    done = run_assist("--help")
+    assert (done.returncode, done.stderr) == (0, "")
+    assert "AI agent take part by voice in a meeting" in done.stdout
+    assert not [word for word in JARGON if word in done.stdout]
+
+
+@pytest.mark.parametrize("command", ["mcp", "config", "engines", "say", "demo", "eval"])
+def test_each_commands_help_describes_it_in_plain_words(command: str) -> None:
+    done = run_assist(command, "--help")
+    description = done.stdout.split("\n\n")[1]
+    assert not description.startswith(("options:", "positional arguments:")), done.stdout
+    assert not [word for word in JARGON if word in done.stdout]
+
+
 @pytest.mark.parametrize("command", ["mcp", "config"])
 def test_dash_h_is_help_too_for_the_commands_read_by_hand(command: str) -> None:
     done = run_assist(command, "-h")

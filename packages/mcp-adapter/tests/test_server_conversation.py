@@ -216,6 +216,20 @@ async def test_a_listener_that_cannot_capture_refuses_the_conversation_with_its_
         refusal_of(await server.call_tool("wait_for_transcript", {"timeout_s": 1}))
 
 
+async def test_without_portaudio_the_conversation_is_refused_naming_the_library_to_install(
+    place: Place,
+) -> None:
+    """The real `assist listen` on the microphone, on a machine without PortAudio (its
+    sounddevice fails to import as there): the refusal is its one sentence, not a traceback."""
+    no_portaudio = Path(__file__).parents[2] / "app" / "tests" / "no_portaudio"
+    env = voice_env(place, 0.3, PYTHONPATH=str(no_portaudio))
+    async with connect(place, env=env) as server:
+        refused = refusal_of(await server.call_tool("start_conversation", {}))
+    assert "PortAudio, the library that records and plays sound, is not installed" in refused
+    assert "install it with `" in refused and "Traceback" not in refused
+    assert said_texts(place) == []
+
+
 async def test_start_conversation_refuses_while_the_assistant_is_off(place: Place) -> None:
     place.switch(False)
     async with connect(place, env=voice_env(place, 0.3)) as server:

@@ -37,18 +37,30 @@ TIMEOUT_DEFAULT_S = 90
 """AGENT-A's wait for a spoken yes: long enough to think it over, short enough that a
 forgotten question does not hold the conversation."""
 
+CALL_WITHOUT_PROGRESS_S = 50
+"""The default for a client that asked for no progress: Claude Desktop stops waiting for a
+tool after about 60 s unless progress arrives, so the whole call, question included, fits in
+50 s and the answer still reaches the agent."""
+
 TIMEOUT_MIN_S = 5
 TIMEOUT_MAX_S = 120
 """Bounds of `timeout_s`: a person needs a few seconds to hear a question out and answer it,
 and two minutes is the longest any watching call waits."""
 
 
-def confirm_timeout(value: object) -> int:
-    """The `timeout_s` argument read leniently, like `wait_for_transcript`'s: an integer >= 0
-    (a JSON boolean is not one) clamped to [5, 120]; anything else, or missing, means 90."""
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        return TIMEOUT_DEFAULT_S
-    return min(max(value, TIMEOUT_MIN_S), TIMEOUT_MAX_S)
+def listening_deadline(
+    value: object, *, progress: bool, called_at: float, asked_at: float
+) -> float:
+    """When `confirm` stops listening, on the clock of `called_at` (the call) and `asked_at`
+    (the question ended). A `timeout_s` given as an integer >= 0 (a JSON boolean is not one)
+    counts from the question, clamped to [5, 120]. Anything else, or missing: 90 s from the
+    question when the client takes progress, else 50 s from the call, with at least 5 s to
+    answer."""
+    if not isinstance(value, bool) and isinstance(value, int) and value >= 0:
+        return asked_at + min(max(value, TIMEOUT_MIN_S), TIMEOUT_MAX_S)
+    if progress:
+        return asked_at + TIMEOUT_DEFAULT_S
+    return max(called_at + CALL_WITHOUT_PROGRESS_S, asked_at + TIMEOUT_MIN_S)
 
 
 @attrs.frozen

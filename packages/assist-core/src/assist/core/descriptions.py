@@ -66,7 +66,9 @@ CONFIRM_DESCRIPTION = (
 )
 CONFIRM_QUESTION_DESCRIPTION = "The yes-or-no question to say out loud, in one short sentence."
 CONFIRM_TIMEOUT_DESCRIPTION = (
-    "The longest to wait for the answer after the question, in seconds; 90 when omitted."
+    "The longest to wait for the answer after the question, in seconds. When omitted: 90, "
+    "or 50 counting the question when the call asks for no progress updates (such clients "
+    "stop waiting after about a minute)."
 )
 
 STOP_WATCHING_DESCRIPTION = (

@@ -31,9 +31,16 @@ def word_error_rate(reference: str, hypothesis: str) -> float:
     Both texts are normalised first (lower case, punctuation dropped). An empty reference
     gives 0.0 when the hypothesis is empty too, else 1.0.
     """
-    expected, heard = normalise_words(reference), normalise_words(hypothesis)
+    expected = normalise_words(reference)
     if not expected:
-        return 0.0 if not heard else 1.0
+        return 0.0 if not normalise_words(hypothesis) else 1.0
+    return word_errors(reference, hypothesis) / len(expected)
+
+
+def word_errors(reference: str, hypothesis: str) -> int:
+    """The fewest word edits (substitutions, insertions, deletions) that turn the reference
+    into the hypothesis, both normalised: the count a word error rate divides."""
+    expected, heard = normalise_words(reference), normalise_words(hypothesis)
     previous = list(range(len(heard) + 1))
     for row, word in enumerate(expected, start=1):
         current = [row]
@@ -46,4 +53,4 @@ def word_error_rate(reference: str, hypothesis: str) -> float:
                 )
             )
         previous = current
-    return previous[-1] / len(expected)
+    return previous[-1]

@@ -26,6 +26,8 @@ from assist.core.lines import RawLine
 
 STOP_FILE = "STOP"
 STOP_POLL_S = 0.2
+TRACK_STOP_S = 10.0
+"""A capture thread looks at the stop every block; a device that stopped answering is left."""
 """Ambient's recorder looks for the STOP file every 200 ms (behaviour 12.2)."""
 USAGE_ERROR = 2
 ENDING_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
@@ -81,13 +83,17 @@ def parser() -> argparse.ArgumentParser:
 
 def listen_command(argv: list[str]) -> int:
     args = parser().parse_args(argv)
+    from assist.app.audio import AudioUnavailable
     from assist.listen.devices import describe_devices, input_devices
 
-    if args.devices:
-        print(describe_devices(input_devices()))
-        return 0
     try:
+        if args.devices:
+            print(describe_devices(input_devices()))
+            return 0
         plan = _plan(args)
+    except AudioUnavailable as unavailable:
+        print(f"assist listen: {unavailable}", file=sys.stderr)
+        return USAGE_ERROR
     except _Refusal as refusal:
         print(f"assist listen: {refusal}", file=sys.stderr)
         return USAGE_ERROR
@@ -234,7 +240,7 @@ def _record(plan: _Plan) -> int:
     finally:
         stop.set()
         for thread in threads:
-            thread.join()
+            thread.join(timeout=TRACK_STOP_S)
         for track in tracks:
             warnings.extend(track.source.warnings)
             if track.error is not None:

@@ -2,7 +2,8 @@
 
 A device is named as sounddevice names it: its index, or its name or any unique part of it
 (case-insensitive). A missing device is found out before any session folder is made, so a
-typo never leaves an empty session behind.
+typo never leaves an empty session behind. A machine without PortAudio raises
+`assist.app.audio.AudioUnavailable`, whose message says what to install (behaviour 12.5).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import attrs
+from assist.app.audio import sounddevice
 
 
 @attrs.frozen
@@ -36,12 +38,11 @@ class DeviceError(Exception):
 
 def input_devices() -> list[InputDevice]:
     """Every device with at least one input channel; the system default is marked."""
-    import sounddevice
-
+    module = sounddevice()
     try:
-        default = sounddevice.default.device[0]
-        found: Any = sounddevice.query_devices()
-    except Exception:  # PortAudio missing or no host API: no devices
+        default = module.default.device[0]
+        found: Any = module.query_devices()
+    except Exception:  # no host API (no audio server): no devices
         return []
     return [
         InputDevice(
@@ -66,8 +67,6 @@ def describe_devices(devices: list[InputDevice]) -> str:
 def find_device(wanted: str | None, *, track: str, config: str | None = None) -> InputDevice:
     """The device `wanted` names (None: the system default input), or DeviceError. `config`
     is the config file's path when the name came from it (`listen.device`), not a flag."""
-    import sounddevice
-
     devices = input_devices()
     listing = describe_devices(devices)
     if config is None:
@@ -87,7 +86,7 @@ def find_device(wanted: str | None, *, track: str, config: str | None = None) ->
         return chosen
     try:
         key: int | str = int(wanted) if wanted.strip().isdigit() else wanted
-        found = sounddevice.query_devices(key, "input")
+        found = query_device(key)
     except Exception as error:
         said = f"no input device matches {what} {wanted!r}"
         if config is not None:
@@ -104,3 +103,8 @@ def find_device(wanted: str | None, *, track: str, config: str | None = None) ->
         (device for device in devices if device.index == index),
         InputDevice(index, str(found["name"]), int(found["default_samplerate"]), False),
     )
+
+
+def query_device(key: int | str) -> Any:
+    """PortAudio's input device for an index or a part of a name; ValueError when none is."""
+    return sounddevice().query_devices(key, "input")

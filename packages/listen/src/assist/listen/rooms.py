@@ -29,7 +29,7 @@ import tempfile
 import time
 import wave
 from pathlib import Path
-from typing import IO
+from typing import Protocol
 
 import attrs
 import numpy as np
@@ -43,6 +43,14 @@ PULSE_LATENCY_S = 0.288
 (measured with the null sink at norewinds=1, issue 11)."""
 SINK = "room"
 """The PulseAudio room's sink (.ci/audio-room)."""
+
+
+class Sink(Protocol):
+    """Where a mixed room writes: a listener's stdin, or a FIFO through `assist.app.pipes`."""
+
+    def write(self, data: bytes, /) -> int: ...
+    def flush(self) -> None: ...
+    def close(self) -> None: ...
 
 
 @attrs.frozen
@@ -59,9 +67,7 @@ class MixedRoom:
     lag_s = 0.0
     """The listener's clock is this room's own."""
 
-    def __init__(
-        self, sink: IO[bytes], *, noise: float = 10 ** (NOISE_DB / 20), seed: int = 11
-    ) -> None:
+    def __init__(self, sink: Sink, *, noise: float = 10 ** (NOISE_DB / 20), seed: int = 11) -> None:
         self._sink = sink
         self._noise = noise
         self._random = np.random.default_rng(seed)

@@ -95,10 +95,10 @@ class DeviceSource(Source):
             self._gap = 0
 
     def blocks(self, stop: threading.Event) -> Iterator[np.ndarray]:
-        import sounddevice
+        from assist.app.audio import AudioUnavailable, sounddevice
 
         try:
-            stream = sounddevice.InputStream(
+            stream = sounddevice().InputStream(
                 device=self.device,
                 samplerate=self.rate,
                 channels=1,
@@ -109,6 +109,8 @@ class DeviceSource(Source):
             )
             self._latency = float(stream.latency)
             stream.start()
+        except AudioUnavailable as unavailable:
+            raise CaptureError(str(unavailable)) from None
         except Exception as error:  # PortAudio reports every failure as its own error
             raise CaptureError(
                 f"could not start capturing from {self.label}: {error}; check that the device "

@@ -15,6 +15,9 @@ import os
 import sys
 from typing import NoReturn
 
+INTERRUPTED = 130
+"""Exit status after Ctrl-C, as a shell reports a process ended by SIGINT."""
+
 
 def exit_at_once(code: int) -> NoReturn:
     """Flush stdout and stderr, then end the process with `code`, skipping finalization."""

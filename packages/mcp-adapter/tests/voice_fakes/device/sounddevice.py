@@ -5,7 +5,8 @@ PortAudio: each `write` takes as long as its audio lasts, as a real device's blo
 does once its buffer is full, and appends what it was handed to $FAKE_DEVICE_LOG (raw float32),
 so a test can compare what reached the device with what the helper reported.
 $FAKE_DEVICE=missing fails the import as a machine without PortAudio does; $FAKE_DEVICE=none
-fails opening the stream as a machine without an output device does.
+fails opening the stream, and finding a device, as a machine without audio devices does.
+`query_devices` knows one microphone and one pair of speakers, for `assist doctor`'s check.
 """
 
 from __future__ import annotations
@@ -51,3 +52,33 @@ class OutputStream:
     def close(self) -> None:
         if self._log is not None:
             self._log.close()
+
+
+DEVICES = [
+    {
+        "index": 0,
+        "name": "fake microphone",
+        "max_input_channels": 1,
+        "max_output_channels": 0,
+        "default_samplerate": 16000.0,
+    },
+    {
+        "index": 1,
+        "name": "fake speakers",
+        "max_input_channels": 0,
+        "max_output_channels": 2,
+        "default_samplerate": 48000.0,
+    },
+]
+
+
+class default:
+    device = (0, 1)
+
+
+def query_devices(device: Any = None, kind: str | None = None) -> Any:
+    if os.environ.get("FAKE_DEVICE") == "none":
+        raise PortAudioError("Error querying device -1")
+    if kind is not None:
+        return DEVICES[0 if kind == "input" else 1]
+    return DEVICES if device is None else DEVICES[int(device)]

@@ -5,6 +5,7 @@ prints its usage on stdout and exits 0, as every subcommand does; anything else 
 on stderr and exits 2. Its arguments are read by hand rather than by argparse, so nothing but
 protocol (or the help asked for) ever reaches its stdout. `assist --version` prints the version.
 Subcommands import what they need when they run, so `assist mcp` loads no engine code.
+The help texts are for a user, in plain words (`DESCRIPTION`, each subcommand's line).
 """
 
 from __future__ import annotations
@@ -14,17 +15,27 @@ import os
 import sys
 
 from assist.mcp.installed import version
+from assist.mcp.process_exit import INTERRUPTED
 
 MCP_USAGE = "usage: assist mcp [--no-play] [--save-audio DIR]"
 MCP_HELP = f"""{MCP_USAGE}
 
-Serve the live assistant's MCP tools on stdin and stdout (JSON-RPC, one message per line).
+Run the assistant for an AI agent: the agent (an MCP client such as Claude Code) starts this
+command and talks to it on stdin and stdout.
 
 options:
   -h, --help        show this help and exit
   --no-play         make speech without playing it
   --save-audio DIR  also write each spoken line as DIR/reply-<id>.wav"""
 HELP_FLAGS = ("-h", "--help")
+DESCRIPTION = (
+    "Let an AI agent take part by voice in a meeting being recorded, or talk with you through "
+    "this computer's microphone and speakers. Start with: assist demo"
+)
+ENGINES_DESCRIPTION = (
+    "List the voices and the speech recognisers installed, and whether each can run on this "
+    "machine."
+)
 
 
 def engines_command(_args: argparse.Namespace) -> int:
@@ -118,7 +129,7 @@ def doctor_command(argv: list[str]) -> int:
 
 
 def say_command(argv: list[str]) -> int:
-    """`assist say TEXT ...`: speak one line through the voice helper, as a watch would."""
+    """`assist say TEXT ...`: say one line in the assistant's voice."""
     from assist.mcp.commands.say import say_command as run
 
     return run(argv)
@@ -151,7 +162,9 @@ def listen_command(argv: list[str]) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     """Run one subcommand. A reader that goes away (`assist engines | head -1`) ends it
-    quietly with 1, as Python's documentation advises, not with a traceback."""
+    quietly with 1, as Python's documentation advises, not with a traceback; Ctrl-C ends it
+    at once with 130 and one line, whatever it was doing (its children get the same signal
+    from the terminal, and each command's own cleanup is bounded)."""
     try:
         try:
             return _dispatch(sys.argv[1:] if argv is None else list(argv))
@@ -160,6 +173,9 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # no second failure
         return 1
+    except KeyboardInterrupt:
+        print("assist: interrupted", file=sys.stderr)
+        return INTERRUPTED
 
 
 def _dispatch(arguments: list[str]) -> int:
@@ -176,24 +192,26 @@ def _dispatch(arguments: list[str]) -> int:
     }
     if arguments and arguments[0] in direct:
         return direct[arguments[0]](arguments[1:])
-    parser = argparse.ArgumentParser(prog="assist", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="assist", description=DESCRIPTION)
     parser.add_argument("--version", action="version", version=f"assist {version()}")
-    commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("engines", help="list voice engines and speech recognisers").set_defaults(
-        run=engines_command
-    )
-    commands.add_parser("mcp", help="serve the MCP tools on stdio: " + MCP_USAGE[7:])
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    commands.add_parser(
+        "engines",
+        help="list the voices and speech recognisers installed",
+        description=ENGINES_DESCRIPTION,
+    ).set_defaults(run=engines_command)
+    commands.add_parser("mcp", help="run the assistant for an AI agent (the agent starts it)")
     commands.add_parser("config", help="show the settings, or set one: assist config KEY VALUE")
-    commands.add_parser("replay", help="play a scripted meeting into a session folder")
-    commands.add_parser("demo", help="the sample meeting end to end, with a stand-in agent")
-    commands.add_parser("eval", help="score an agent on labelled meetings replayed through it")
+    commands.add_parser("replay", help="play a scripted meeting as if it were being recorded")
+    commands.add_parser("demo", help="watch a sample meeting with a stand-in agent, end to end")
+    commands.add_parser("eval", help="score how an agent behaves in sample meetings")
     commands.add_parser(
-        "doctor", help="what the assistant would use here and whether its voice can start"
+        "doctor", help="check what the assistant would use here and that it can speak"
     )
-    commands.add_parser("say", help="speak one line through the voice helper, as a watch would")
-    commands.add_parser("listen", help="record a meeting from a microphone into a session folder")
+    commands.add_parser("say", help="say one line in the assistant's voice")
+    commands.add_parser("listen", help="record a meeting from the microphone and transcribe it")
     commands.add_parser(
-        "talk", help="check the microphone, listener and voice, and say how to start talking"
+        "talk", help="check this machine can talk, and say how to start a conversation"
     )
     args = parser.parse_args(arguments)
     return int(args.run(args))

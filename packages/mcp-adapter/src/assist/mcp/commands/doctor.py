@@ -3,9 +3,10 @@ voice can start.
 
 The report names every place of behaviour 1.1, the settings in effect, the installed engines
 and speech recognisers (12.4), the engine a watch would start and the one it would fall back
-to, and whether another assistant is listening or holds the floor. The exit status says
-whether a voice can start (0) or not (1, with what to install), so a setup script can check a
-machine.
+to, whether sound can be recorded and played here (PortAudio, an input and an output device,
+asked for real), and whether another assistant is listening or holds the floor. The exit status
+says whether a watch could be heard (0) or not (1, with what to install: no voice can start, or
+nothing can be played), so a setup script can check a machine.
 
 `--prepare` removes the long first start from the first meeting (behaviour 11.3): it starts the
 chosen engine's helper once, exactly as a watch would, and has it say one short line without
@@ -21,9 +22,11 @@ import os
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from assist.app.audio import check_audio
 from assist.app.engines import MEMORY_TABLE_PLATFORM, choose_here, ready_offline, total_memory
 from assist.core import json_text, refusals
 from assist.core.engines import ALLOW_VARIABLE, BLOCK_VARIABLE, VoiceOptions
@@ -33,6 +36,7 @@ from assist.core.settings import describe
 from assist.core.tones import NEUTRAL
 from assist.mcp.commands.terminal_voice import Machine
 from assist.mcp.logs import log
+from assist.mcp.process_exit import INTERRUPTED
 from assist.mcp.speech.engine_choice import VOICES_HEADING, describe_engines
 from assist.mcp.speech.helper_command import (
     EnginePlan,
@@ -51,8 +55,6 @@ PREPARE_LINE = "Hello, the voice is ready."
 """What `--prepare` says: short, so the check is quick, yet a whole sentence, so every stage of
 the engine (text front end, model, vocoder) runs once, as the consent notice will make it."""
 GIB = 2**30
-INTERRUPTED = 130
-"""Exit status after Ctrl-C, as a shell reports a process ended by SIGINT."""
 INDENT = "  "
 
 
@@ -88,7 +90,11 @@ def doctor_command(argv: list[str]) -> int:
     print(verdict.text, flush=True)
     if not verdict.can_start:
         return 1
-    return prepare(machine) if args.prepare else 0
+    heard = audible(machine.environ)
+    if heard is not None:
+        print(heard, flush=True)
+    status = prepare(machine) if args.prepare else 0
+    return status or (1 if heard else 0)
 
 
 def report(machine: Machine, plan: EnginePlan, memory: int) -> list[str]:
@@ -122,6 +128,7 @@ def report(machine: Machine, plan: EnginePlan, memory: int) -> list[str]:
         f"start-up limit: {ready_limit(machine.environ):g} s for a voice helper to be ready "
         f"(set {READY_WITHIN_VARIABLE} to change it)"
     )
+    lines += check_audio(machine.environ).lines()
     lines.append(f"other assistant: {listening(folder, time.time())}")
     lines.append(f"speaking lock: {lock_holder(folder)}")
     return lines
@@ -182,6 +189,15 @@ def judge(machine: Machine, plan: EnginePlan) -> Verdict:
     if fallback_reason is not None:
         text += f"; nor can the fallback {plan.fallback}: {fallback_reason}"
     return Verdict(False, text)
+
+
+def audible(environ: Mapping[str, str]) -> str | None:
+    """Why a watch's voice could not be heard here although it starts; None when it could."""
+    audio = check_audio(environ)
+    if audio.can_play:
+        return None
+    why = "PortAudio is not installed" if audio.problem else "there is no output device"
+    return f"but a watch could not be heard here: {why} (see above)"
 
 
 def download_note(machine: Machine, engine: str) -> str:

@@ -1,12 +1,12 @@
 """`assist say TEXT`: one line through the voice helper, as a watch's `speak` would say it.
 
 The words pass the same checks as `speak` (behaviour 3.6 steps 1-3: not blank, at most 600
-characters, one of the six tones); a refusal is printed on stderr with exit status 2, like any
-usage error. The voice is a watch's voice (`terminal_voice`): same engine choice, fallback,
-restarts and start-up limit. When the line is played aloud, the speaking lock is taken for it
-(after the helper is ready, so a first download does not hold the floor), so it never talks
-over an assistant or an `ambient talk` reply; with `--no-play` nothing is heard and the lock
-is left alone.
+characters, one of the six tones), told in this command's terms (its words and `--emotion`,
+not the tool's arguments) on stderr with exit status 2, like any usage error. The voice is a
+watch's voice (`terminal_voice`): same engine choice, fallback, restarts and start-up limit.
+When the line is played aloud, the speaking lock is taken for it (after the helper is ready,
+so a first download does not hold the floor), so it never talks over an assistant or an
+`ambient talk` reply; with `--no-play` nothing is heard and the lock is left alone.
 
 `--engine` names the engine to start instead of the machine's choice. When that is not the
 engine the settings would start, the configured speaker (and, except for qwen3-tts, the style)
@@ -22,36 +22,41 @@ import os
 import shutil
 import sys
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 
 import attrs
+from assist.app.audio import check_audio
 from assist.core import refusals
 from assist.core.engines import ENGINE_PACKAGES
 from assist.core.files import LOCK_WAIT_S, REPLY_GLOB
 from assist.core.settings import VoiceSettings, engine_voice
-from assist.core.speech import Refusal, check_speech
+from assist.core.speech import MAX_SPEECH_CHARS
 from assist.core.tones import NEUTRAL, TONES
 from assist.mcp.commands.terminal_voice import Machine
 from assist.mcp.logs import log
+from assist.mcp.process_exit import INTERRUPTED
 from assist.mcp.speech.helper_command import plan_engines
 from assist.mcp.speech.supervisor import VoiceFailure
 from assist.mcp.store.lock import LockBusy, SpeakingLock
 
 PROGRAM = "assist say"
+
 AUTO = "auto"
 """`--engine auto`: the machine's own choice, whatever the config file sets."""
 USAGE_ERROR = 2
 """Exit status for words or flags that cannot be used (argparse's own)."""
 FAILED = 1
 """Exit status when the line could not be said or saved."""
-INTERRUPTED = 130
-"""Exit status after Ctrl-C, as a shell reports a process ended by SIGINT."""
 
 
 def say_command(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
         prog=PROGRAM,
-        description="Speak one line through the voice helper, exactly as a watch would.",
+        description=(
+            "Say one line in the assistant's voice, with the voice and checks a meeting would "
+            "use (a quick way to hear it)."
+        ),
     )
     parser.add_argument("text", nargs="+", help="the words to say (at most 600 characters)")
     parser.add_argument(
@@ -65,15 +70,19 @@ def say_command(argv: list[str]) -> int:
     parser.add_argument("--no-play", action="store_true", help="generate without playing")
     args = parser.parse_args(argv)
 
-    checked = check_speech(" ".join(args.text), args.emotion)
-    if isinstance(checked, Refusal):
-        print(f"{PROGRAM}: {checked.text}", file=sys.stderr)
+    words = " ".join(args.text).strip()
+    problem = speech_problem(words, args.emotion)
+    if problem is not None:
+        print(f"{PROGRAM}: nothing was said: {problem}", file=sys.stderr)
         return USAGE_ERROR
     save = Path(args.save) if args.save else None
     if save is not None and save.is_dir():
         print(f"{PROGRAM}: --save wants a file name, and {save} is a folder", file=sys.stderr)
         return USAGE_ERROR
 
+    if not args.no_play and (unheard := cannot_play(os.environ)) is not None:
+        print(f"{PROGRAM}: {unheard}; add --no-play (and --save PATH to keep it)", file=sys.stderr)
+        return USAGE_ERROR
     machine = Machine(os.environ)
     known = {AUTO, *machine.registry.specs, *ENGINE_PACKAGES}
     if args.engine is not None and args.engine not in known:
@@ -82,7 +91,7 @@ def say_command(argv: list[str]) -> int:
     choices = engine_override(machine, args.engine)
     try:
         with tempfile.TemporaryDirectory(prefix="assist-say-") as folder:
-            said = speak(machine, choices, checked.text, checked.emotion, args.no_play, folder)
+            said = speak(machine, choices, words, args.emotion, args.no_play, folder)
             if said is None:
                 return FAILED
             engine, audio_s = said
@@ -95,6 +104,29 @@ def say_command(argv: list[str]) -> int:
         return INTERRUPTED
     print(f"said by {engine}: {audio_s:.2f} s of speech{saved}")
     return 0
+
+
+def cannot_play(environ: Mapping[str, str]) -> str | None:
+    """Why a line played aloud could not be heard here, found before any voice starts (so no
+    fallback voice fails the same way after it); None when it could."""
+    audio = check_audio(environ)
+    if audio.can_play:
+        return None
+    return f"nothing can be played here: {audio.problem or audio.lines()[-1]}"
+
+
+def speech_problem(words: str, emotion: str) -> str | None:
+    """Why `speak` would refuse these words or this tone, said as this command's usage."""
+    if not words:
+        return 'give the words to say, as in: assist say "Hello, everyone."'
+    if len(words) > MAX_SPEECH_CHARS:
+        return (
+            f"the words are {len(words)} characters long, and a line is at most "
+            f"{MAX_SPEECH_CHARS}; say it in one to three short sentences"
+        )
+    if emotion not in TONES:
+        return f"--emotion {emotion!r} is not one of {', '.join(TONES)}"
+    return None
 
 
 def engine_override(machine: Machine, engine: str | None) -> VoiceSettings:

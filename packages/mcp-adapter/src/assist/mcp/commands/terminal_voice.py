@@ -47,4 +47,5 @@ class Machine:
             cache_root=str(self.cache_root),
             environ=self.environ,
             registry=self.registry,
+            span="this command",
         )

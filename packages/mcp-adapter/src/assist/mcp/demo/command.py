@@ -48,6 +48,9 @@ from assist.mcp.demo.voice_choice import NoVoice, demo_engine
 from assist.mcp.replay.meeting_files import BUILT_IN, MeetingError, load_meeting
 from rich.console import Console
 
+TALK_LENGTH = "about 45 s"
+"""How long `--talk` takes (43 to 55 s measured), as the README says it."""
+
 ROOMS = ("software", "pulse")
 DEFAULT_ROOM = "software"
 """The meeting is spoken into a room and heard by `assist listen` unless `--text`."""
@@ -129,7 +132,7 @@ def parser() -> argparse.ArgumentParser:
         action="store_true",
         help="instead of the meeting, a spoken conversation in a software room: a scripted "
         "user asks the stand-in for something, says yes to its question, talks over its long "
-        "answer and says goodbye (offline, about 1 min; takes --json, --engine, --workdir)",
+        f"answer and says goodbye (offline, {TALK_LENGTH}; takes --json, --engine, --workdir)",
     )
     result.add_argument(
         "--workdir",
@@ -198,7 +201,7 @@ def demo_command(argv: list[str]) -> int:
     summary["run_s"] = round(time.monotonic() - started, 1)
     if args.workdir is None:
         shutil.rmtree(workdir, ignore_errors=True)
-        summary["workdir"] = None
+        summary["workdir"] = summary["audio_folder"] = None
     if args.json:
         sys.stdout.write(json.dumps(summary, indent=2, ensure_ascii=False) + "\n")
     else:
@@ -230,7 +233,7 @@ def talk_demo(args: argparse.Namespace, console: Console) -> int:
         return _fail(console, f"--workdir {workdir} is not empty; give a new or empty folder")
     console.print(
         f"assist demo --talk: a scripted user talks with the {STAND_IN} through assist mcp; "
-        f"voice: {engine}; about a minute",
+        f"voice: {engine}; {TALK_LENGTH}",
         style="bold",
     )
     try:

@@ -1,6 +1,9 @@
 """What the demo shows while it runs, and the summary table at the end (rich).
 
-Each row starts with the seconds since the meeting started. Transcript lines come as the
+Each row starts with the seconds since the meeting started, and rows print in that order: a
+row waits `HOLD_S` first, as some are stamped with an earlier moment than the row before them
+(a line's end of speech comes after the agent's row) and a voice played is stamped when it
+will start. Transcript lines come as the
 replay writes them (through the air: as each is spoken, then what the listener wrote and how
 long after the speech), echoes marked as the assistant's own voice coming back; then each
 batch the agent received, each remark with its latency, and each refusal.
@@ -8,16 +11,23 @@ batch the agent received, each remark with its latency, and each refusal.
 
 from __future__ import annotations
 
+import heapq
+import itertools
 import time
 from pathlib import Path
 from typing import Any
 
 from assist.mcp.demo.agent import Batch, Remark
 from assist.mcp.demo.policy import Decision
-from assist.mcp.demo.summary import read_log, remarks_from_log
+from assist.mcp.demo.summary import read_log, remarks_from_log, seconds_after
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+HOLD_S = 1.0
+"""How long a row waits before it prints, so rows reported a little late still print in order."""
+SHOW_S = 0.1
+"""How often the run prints the rows that are due."""
 
 STAND_IN = "scripted stand-in for your model"
 """How the default agent is named everywhere: it is not a model."""
@@ -34,13 +44,20 @@ class LiveOutput:
         self.session: Path | None = None
         self.last_line_at: float | None = None
         self.quiet_since: float | None = None
+        self._due: list[tuple[float, int, Text]] = []
+        self._order = itertools.count()
 
     def _row(self, style: str, *parts: str, at: float | None = None) -> None:
         moment = time.time() if at is None else at
         clock = f"{moment - self.start:6.1f}s" if self.start is not None else "   ... "
         text = Text(f"{clock}  ", style="dim")
         text.append(" ".join(parts), style=style)
-        self.console.print(text, soft_wrap=True)
+        heapq.heappush(self._due, (moment, next(self._order), text))
+
+    def show(self, now: float | None = None) -> None:
+        """Print, in time order, the rows older than `HOLD_S` at `now`; every row when None."""
+        while self._due and (now is None or self._due[0][0] <= now - HOLD_S):
+            self.console.print(heapq.heappop(self._due)[2], soft_wrap=True)
 
     # The replay -----------------------------------------------------------------------
 
@@ -129,7 +146,8 @@ class LiveOutput:
         else:
             since, what = self.quiet_since, "the room went quiet"
         if since is not None and first_sound is not None:
-            self._row("green", f"  first sound {first_sound - since:.1f} s after {what}")
+            after = seconds_after(since, first_sound)
+            self._row("green", f"  first sound {after:.1f} s after {what}")
 
     def refused(self, tool: str, text: str) -> None:
         if tool != "speak":
@@ -176,10 +194,11 @@ def summary_table(summary: dict[str, Any]) -> Table:
     )
     table.add_row("Answer after the room paused", seconds(summary["answer_after_room_paused_s"]))
     if "word_error_rate" in summary:
+        errors = summary["word_errors"]
         table.add_row(
-            "Words recognised vs spoken",
-            f"{summary['words_recognised']} of {summary['words_spoken']}, "
-            f"WER {100 * summary['word_error_rate']:.1f} %",
+            "Word error rate",
+            f"{100 * summary['word_error_rate']:.1f} % ({errors} word error{'s' * (errors != 1)} "
+            f"in {summary['words_spoken']} words spoken)",
         )
         delay = summary["end_of_speech_to_line_s"]
         table.add_row(
@@ -193,7 +212,7 @@ def summary_table(summary: dict[str, Any]) -> Table:
         table.add_row("Echoes left out of echoes fed", echoes)
     turns = summary["agent_turns"]
     table.add_row("Agent turns", "n/a (external agent)" if turns is None else str(turns))
-    table.add_row("Audio files written", str(summary["audio_files_written"]))
+    table.add_row("Audio files written", _audio_files(summary))
     table.add_row("Limits held", yes(summary["limits_held"]))
     table.caption = (
         f"agent: {summary['agent']} · engine {summary['engine']} · speed {summary['speed']:g} · "
@@ -203,3 +222,14 @@ def summary_table(summary: dict[str, Any]) -> Table:
     )
     table.caption_justify = "left"
     return table
+
+
+def _audio_files(summary: dict[str, Any]) -> str:
+    """How many lines were saved as WAVs, and where they are (or that they went with the
+    temporary folder)."""
+    count = summary["audio_files_written"]
+    if not count:
+        return "none"
+    if summary["audio_folder"] is None:
+        return f"{count}, removed with the run's temporary folder (--workdir DIR keeps them)"
+    return f"{count}, in {summary['audio_folder']}"

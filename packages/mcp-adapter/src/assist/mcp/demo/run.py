@@ -47,6 +47,7 @@ import os
 import shlex
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -60,7 +61,7 @@ from assist.mcp.demo.agent import (
     run_stand_in,
     server_parameters,
 )
-from assist.mcp.demo.live import LiveOutput
+from assist.mcp.demo.live import SHOW_S, LiveOutput
 from assist.mcp.demo.memory import SAMPLE_S, PeakMemory, children, command_line
 from assist.mcp.demo.summary import read_log
 from assist.mcp.replay.meeting_files import Meeting
@@ -274,11 +275,18 @@ async def run_meeting(plan: Plan, live: LiveOutput) -> Run:
                 with anyio.move_on_after(SAMPLE_S):
                     await finished.wait()
 
+        async def show_timeline() -> None:
+            while not finished.is_set():
+                live.show(time.time())
+                with anyio.move_on_after(SHOW_S):
+                    await finished.wait()
+
         try:
             with anyio.fail_after(deadline):
                 async with anyio.create_task_group() as tasks:
                     tasks.start_soon(read_replay)
                     tasks.start_soon(sample_memory)
+                    tasks.start_soon(show_timeline)
                     with anyio.fail_after(SESSION_WAIT_S):
                         await session_ready.wait()
                     if not plan.external:
@@ -306,6 +314,7 @@ async def run_meeting(plan: Plan, live: LiveOutput) -> Run:
                 f"see {plan.workdir / 'server.log'} and {plan.workdir / 'replay.log'}"
             ) from None
         finally:
+            live.show()
             if replay.returncode is None:
                 _stop(replay)
                 with anyio.move_on_after(5):

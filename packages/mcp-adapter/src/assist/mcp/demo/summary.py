@@ -34,7 +34,7 @@ from assist.core.echo import is_echo
 from assist.core.files import LOG_FILE, REPLY_WAV
 from assist.core.meeting_log import LogEvent, read_events
 from assist.core.scoring import Limits, Utterance, limits_held
-from assist.core.words import normalise_words, word_error_rate
+from assist.core.words import normalise_words, word_error_rate, word_errors
 from assist.mcp.demo.agent import AgentRecord
 from assist.mcp.demo.policy import spoken_text
 from assist.mcp.replay.meeting_files import Meeting
@@ -152,6 +152,7 @@ def build_summary(
         "agent_turns": None,
         "audio_files_written": len(audio_files),
         "audio_files": [path.name for path in audio_files],
+        "audio_folder": str(audio_dir),
         "limits_held": _limits_held(remarks, settings),
         "peak_rss_mb": peaks_mb,
         "remarks": [_remark_view(remark, echoes, record) for remark in remarks],
@@ -203,7 +204,13 @@ def _first_non_small_talk(lines: list[dict[str, Any]]) -> float | None:
 def _seconds_between(moment: float | None, remark: dict[str, Any] | None) -> float | None:
     if moment is None or remark is None or remark["first_sound"] is None:
         return None
-    return round(float(remark["first_sound"]) - moment, 2)
+    return seconds_after(moment, float(remark["first_sound"]))
+
+
+def seconds_after(moment: float, later: float) -> float:
+    """Seconds from `moment` to `later`, rounded once, so the live timeline and the summary
+    table show the same figure."""
+    return round(later - moment, 2)
 
 
 def _limits_held(remarks: list[dict[str, Any]], settings: dict[str, Any]) -> bool:
@@ -287,6 +294,7 @@ def through_the_air(replay_events: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "words_spoken": len(normalise_words(reference)),
         "words_recognised": len(normalise_words(hypothesis)),
+        "word_errors": word_errors(reference, hypothesis),
         "word_error_rate": round(word_error_rate(reference, hypothesis), 3),
         "lines_heard": len(meeting_heard),
         "lines_not_heard": len(spoken) - len(latest),

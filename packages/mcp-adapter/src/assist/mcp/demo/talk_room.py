@@ -5,7 +5,8 @@ fed by a `assist.listen.rooms.MixedRoom` pumped on a thread. The voice helper pl
 `speaker.fifo` (`ASSIST_PLAY_INTO`) at real time; the same thread reads it and mixes what
 actually played, a cut line included, back in at `ECHO_GAIN`, as a loudspeaker a metre from
 the microphone would. Both FIFOs are held open for reading and writing, so neither side ever
-sees an end before `close`.
+sees an end before `close`; every write into the microphone gives up when the room closes or
+the listener stops reading (`assist.app.pipes`), so a listener that died never holds it open.
 
 The room also tells the story when things happen: when the assistant was last heard, and when
 the room last fell quiet, so the scripted user speaks in turn and interrupts while a line plays.
@@ -33,12 +34,15 @@ neither the assistant speaking nor worth mixing."""
 POLITE_PAUSE_S = 1.5
 """A polite user waits this long after the room falls quiet: over the 1000 ms end of turn, so
 each of their lines is a turn of its own."""
+CLOSE_S = 1.0
+"""The room's thread ends this soon after `close`: its writes give up at once."""
 
 
 class TalkRoom:
     """The two FIFOs and the mix between them."""
 
     def __init__(self, folder: Path) -> None:
+        from assist.app.pipes import PipeWriter
         from assist.listen.rooms import MixedRoom
 
         self.microphone = folder / "microphone.fifo"
@@ -47,7 +51,8 @@ class TalkRoom:
         os.mkfifo(self.speaker)
         self._microphone_fd = os.open(self.microphone, os.O_RDWR)
         self._speaker_fd = os.open(self.speaker, os.O_RDWR | os.O_NONBLOCK)
-        self._room = MixedRoom(os.fdopen(os.dup(self._microphone_fd), "wb"))
+        self._microphone = PipeWriter(self._microphone_fd)
+        self._room = MixedRoom(self._microphone)
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._quiet_from = 0.0  # room seconds at which everything queued has been heard
@@ -119,8 +124,10 @@ class TalkRoom:
         self._quiet_from = max(self._quiet_from, playing.end_s)
 
     def close(self) -> None:
+        """Stop the mix within a second, whether or not the listener still reads."""
+        self._microphone.abandon()
         self._stop.set()
-        self._thread.join()
+        self._thread.join(timeout=CLOSE_S)
         self._room.close()
         os.close(self._microphone_fd)
         os.close(self._speaker_fd)

@@ -34,7 +34,7 @@ import anyio
 import attrs
 import mcp_types as types
 from assist.core import meeting_log, refusals, results
-from assist.core.confirmation import NO_ANSWER, Listened, confirm_timeout, listen
+from assist.core.confirmation import NO_ANSWER, Listened, listen, listening_deadline
 from assist.core.consent import LeaveReason
 from assist.core.echo import recent
 from assist.core.echo_words import users_words
@@ -42,7 +42,7 @@ from assist.core.lines import RawLine
 from assist.core.settings import Settings
 from assist.core.speech import Refusal, check_question
 from assist.mcp.logs import log
-from assist.mcp.server import leaving, speaking, waiting
+from assist.mcp.server import leaving, progress, speaking, waiting
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.store.session_files import SessionRefusal
 
@@ -62,12 +62,15 @@ class _Look:
     tally: meeting_log.Tally
 
 
-async def confirm(watcher: Watcher, arguments: dict[str, Any]) -> types.CallToolResult:
-    """14.1: say the question, then wait up to `timeout_s` for a yes or a no."""
+async def confirm(
+    watcher: Watcher, arguments: dict[str, Any], report: progress.Report | None
+) -> types.CallToolResult:
+    """14.1: say the question, then wait up to `timeout_s` for a yes or a no, reporting
+    progress when the client asked for it."""
     checked = check_question(arguments.get("question"))
     if isinstance(checked, Refusal):
         return refusal(checked.text)
-    timeout_s = confirm_timeout(arguments.get("timeout_s"))
+    confirming = progress.Progress(report, progress.CONFIRMING, watcher._clock)
     async with watcher._watching_call():
         meeting = watcher._watched()
         if meeting is not None and meeting.waiting:
@@ -91,7 +94,16 @@ async def confirm(watcher: Watcher, arguments: dict[str, Any]) -> types.CallTool
                 return refusal(refusals.not_asked(_text(asked)))
             if meeting is None or watcher._meeting is not meeting or not asked_through:
                 return refusal(refusals.confirm_watch_stopped())
-            return await _listen(watcher, meeting, timeout_s, checked.text, *asked_through[0])
+            deadline = listening_deadline(
+                arguments.get("timeout_s"),
+                progress=confirming.asked,
+                called_at=confirming.began,
+                asked_at=watcher._clock(),
+            )
+            through, asked_ms = asked_through[0]
+            return await _listen(
+                watcher, meeting, deadline, checked.text, through, asked_ms, confirming.tick
+            )
         finally:
             if meeting is not None:
                 meeting.waiting = False
@@ -100,15 +112,15 @@ async def confirm(watcher: Watcher, arguments: dict[str, Any]) -> types.CallTool
 async def _listen(
     watcher: Watcher,
     meeting: HeldMeeting,
-    timeout_s: int,
+    deadline: float,
     question: str,
     asked_through: int,
     asked_ms: int | None,
+    tick: progress.Tick,
 ) -> types.CallToolResult:
-    """Poll the transcript from the cursor until a line answers or `timeout_s` passes; lines
-    numbered below `asked_through` were in the file when the question ended, and lines
+    """Poll the transcript from the cursor until a line answers or the `deadline` passes;
+    lines numbered below `asked_through` were in the file when the question ended, and lines
     starting before `asked_ms` on the listener's clock began while it played."""
-    deadline = watcher._clock() + timeout_s
     cursor = meeting.cursor
     heard: list[str] = []
     while True:
@@ -130,6 +142,7 @@ async def _listen(
             if meeting.conversation is not None:
                 meeting.conversation.turn_handed()  # the agent acts on it, often silently
             return result(results.confirmed(step.answer or NO_ANSWER, heard))
+        await tick()
         await waiting.nap(watcher, meeting, min(deadline, now + watcher._pacing.poll_s))
         if watcher._meeting is not meeting:
             return _after_leaving(meeting, heard)

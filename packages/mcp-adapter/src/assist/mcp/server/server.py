@@ -31,6 +31,7 @@ the same batches as at speed 1, and tests of the batching rules run in a fractio
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import signal
@@ -45,7 +46,7 @@ from assist.core.batcher import DEFAULT_PACING, Pacing
 from assist.core.settings import VoiceSettings
 from assist.mcp.installed import version
 from assist.mcp.logs import log
-from assist.mcp.server import tools, wire
+from assist.mcp.server import progress, tools, wire
 from assist.mcp.server.session_tools import SessionTools
 from assist.mcp.server.transport import ProtocolStreams, Wire
 from assist.mcp.server.watch import Watcher
@@ -111,16 +112,23 @@ def pacing(environ: Mapping[str, str]) -> Pacing:
     )
 
 
+def progress_report(ctx: ServerRequestContext[Any]) -> progress.Report | None:
+    """How to send this request's progress, or None when its client asked for none."""
+    if ctx.meta is None or ctx.meta.get("progress_token") is None:
+        return None
+    return ctx.session.report_progress
+
+
 def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
     """The SDK server with our tools, prompt and handlers."""
     watching = {
         "watch_meeting": watcher.watch_meeting,
         "start_conversation": watcher.start_conversation,
-        "wait_for_transcript": watcher.wait_for_transcript,
         "speak": watcher.speak,
-        "confirm": watcher.confirm,
         "stop_watching": watcher.stop_watching,
     }
+    listening = {"wait_for_transcript": watcher.wait_for_transcript, "confirm": watcher.confirm}
+    """The calls that may wait two minutes, so report progress when the client asks (14.1)."""
 
     async def list_tools(
         _ctx: ServerRequestContext[Any], _params: types.PaginatedRequestParams | None
@@ -128,12 +136,14 @@ def build_server(watcher: Watcher, session_tools: SessionTools) -> Server[Any]:
         return types.ListToolsResult(tools=tools.tool_list())
 
     async def call_tool(
-        _ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
     ) -> types.CallToolResult:
         arguments = params.arguments or {}
         if params.name in tools.SESSION_TOOLS:
             return await session_tools.call(params.name, arguments)
         handler = watching.get(params.name)
+        if params.name in listening:
+            handler = functools.partial(listening[params.name], report=progress_report(ctx))
         if handler is None:  # `wire` screens names first; kept so the table holds regardless
             names = ", ".join(tools.TOOL_NAMES)
             raise MCPError(

@@ -24,7 +24,7 @@ from assist.core.gate import Hold
 from assist.core.lines import RawLine
 from assist.core.settings import Settings
 from assist.mcp.logs import log
-from assist.mcp.server import conversation, leaving
+from assist.mcp.server import conversation, leaving, progress
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.store.session_files import SessionRefusal
 
@@ -58,8 +58,11 @@ class _Read:
     tally: meeting_log.Tally
 
 
-async def wait_for_transcript(watcher: Watcher, arguments: dict[str, Any]) -> types.CallToolResult:
-    """3.5: wait for new speech and hand it over as a batch (4.2)."""
+async def wait_for_transcript(
+    watcher: Watcher, arguments: dict[str, Any], report: progress.Report | None
+) -> types.CallToolResult:
+    """3.5: wait for new speech and hand it over as a batch (4.2), reporting progress when
+    the client asked for it."""
     timeout_s = wait_timeout(arguments.get("timeout_s"))
     async with watcher._watching_call():
         meeting = watcher._watched()
@@ -76,7 +79,8 @@ async def wait_for_transcript(watcher: Watcher, arguments: dict[str, Any]) -> ty
         began_at = meeting.cursor
         try:
             await watcher._record_call(meeting)
-            return await _wait(watcher, meeting, timeout_s)
+            waited = progress.Progress(report, progress.WAITING, watcher._clock)
+            return await _wait(watcher, meeting, timeout_s, waited.tick)
         except BaseException:
             if watcher._meeting is meeting:
                 meeting.cursor = began_at  # a cancelled wait gives its lines to the next
@@ -85,7 +89,9 @@ async def wait_for_transcript(watcher: Watcher, arguments: dict[str, Any]) -> ty
             meeting.waiting = False
 
 
-async def _wait(watcher: Watcher, meeting: HeldMeeting, timeout_s: int) -> types.CallToolResult:
+async def _wait(
+    watcher: Watcher, meeting: HeldMeeting, timeout_s: int, tick: progress.Tick
+) -> types.CallToolResult:
     batcher = Batcher(
         started_at=watcher._clock(),
         timeout_s=timeout_s,
@@ -114,6 +120,7 @@ async def _wait(watcher: Watcher, meeting: HeldMeeting, timeout_s: int) -> types
         )
         if isinstance(step, Batch):
             return await _live(watcher, meeting, step, polled.settings)
+        await tick()
         await nap(watcher, meeting, step.at)
         if watcher._meeting is not meeting:
             return _after_leaving(watcher, meeting, batcher.so_far())

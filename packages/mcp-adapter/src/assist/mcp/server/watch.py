@@ -45,7 +45,7 @@ from assist.core.files import LOCK_WAIT_S, RAW_FILE
 from assist.core.gate import Gate
 from assist.core.lines import render
 from assist.core.settings import Settings, VoiceSettings
-from assist.mcp.server import confirm, conversation, leaving, speaking, waiting
+from assist.mcp.server import confirm, conversation, leaving, progress, speaking, waiting
 from assist.mcp.server.barge_in import BargeIn, SignalSocket
 from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.held_meeting import HeldMeeting
@@ -133,17 +133,23 @@ class Watcher:
                     self._call_ended()
         return answer
 
-    async def wait_for_transcript(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """3.5: wait for new speech and hand it over as a batch (4.2, in `waiting`)."""
-        return await waiting.wait_for_transcript(self, arguments)
+    async def wait_for_transcript(
+        self, arguments: dict[str, Any], report: progress.Report | None = None
+    ) -> types.CallToolResult:
+        """3.5: wait for new speech and hand it over as a batch (4.2, in `waiting`); `report`
+        sends progress, when the client asked for it."""
+        return await waiting.wait_for_transcript(self, arguments, report)
 
     async def speak(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """3.6: say one line in the room, if the gate and the floor allow it (in `speaking`)."""
         return await speaking.speak(self, arguments)
 
-    async def confirm(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`)."""
-        return await confirm.confirm(self, arguments)
+    async def confirm(
+        self, arguments: dict[str, Any], report: progress.Report | None = None
+    ) -> types.CallToolResult:
+        """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`);
+        `report` sends progress, when the client asked for it."""
+        return await confirm.confirm(self, arguments, report)
 
     async def start_conversation(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """13: start our listener and the voice, greet the user, hold the conversation."""

@@ -159,7 +159,7 @@ class HelperProcess:
             status = self._reap_after_close()
             raise HelperError(
                 f"the {self.engine} voice helper quit during start-up ({status}); "
-                "the server's error output has its reason"
+                "its error output, above this, has the reason"
             )
         if not isinstance(event, Ready):
             self.kill()

@@ -41,6 +41,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from assist.app.audio import LISTEN_FROM_VARIABLE
 from assist.mcp.logs import log
 from assist.mcp.speech.echo_socket import echo_socket
 from assist.mcp.speech.helper_process import (
@@ -51,7 +52,7 @@ from assist.mcp.speech.helper_process import (
 )
 
 COMMAND_VARIABLE = "ASSIST_LISTEN_COMMAND"
-FROM_VARIABLE = "ASSIST_LISTEN_FROM"
+FROM_VARIABLE = LISTEN_FROM_VARIABLE
 SESSION_NAME = "conversation"
 CAPTURE_WITHIN_S = 10.0
 """13: the listener gets 10 s to capture, then the conversation is refused with its reason."""

@@ -102,7 +102,8 @@ class Voice:
     `settings` are the `voice` settings of the moment the watch began. `program` replaces the
     `assist-voice` command (tests use it for fake helpers); `registry` and `memory` replace
     the installed plugins and the machine's memory for the engine choice. `ready_within`
-    None means `ready_limit(environ)`.
+    None means `ready_limit(environ)`. `span` is what a switch to the fallback lasts for, as
+    the warning names it: a watch, or a command typed at a terminal.
     """
 
     def __init__(
@@ -120,8 +121,10 @@ class Voice:
         ready_within: float | None = None,
         say_within: float = SAY_WITHIN_S,
         max_failures: int = MAX_FAILURES,
+        span: str = "this watch",
     ) -> None:
         self._settings = settings
+        self._span = span
         self._no_play = no_play
         self._save_dir = save_dir
         self._config_dir = config_dir
@@ -340,7 +343,7 @@ class Voice:
         if done.switched_to is not None:
             log.warning(
                 f"the {failed} voice failed ({': '.join(chain)}); "
-                f"switching to the {done.switched_to} voice for the rest of this watch"
+                f"switching to the {done.switched_to} voice for the rest of {self._span}"
             )
         if done.next is Next.GIVE_UP:
             self._given_up = refusals.gave_up(len(done.state.streak))

@@ -46,6 +46,10 @@ SESSIONS_DIR_KEY = "sessions_dir"
 """The one key refused while a recording is live: moving the root mid-meeting loses it."""
 
 USAGE = "usage: assist config [KEY VALUE]"
+USAGE_ERROR = 2
+"""Exit status for a key or value that cannot be set, as for any usage error of `assist`."""
+FAILED = 1
+"""Exit status when the key and value are usable but the file, or the moment, refuses them."""
 HELP = f"""{USAGE}
 
 Without arguments, show the config file in use and the effective settings.
@@ -53,6 +57,11 @@ With KEY VALUE, set one key (for example: assist config assistant on).
 
 options:
   -h, --help  show this help and exit"""
+
+
+class NotWritten(SettingError):
+    """The file cannot take the key now (unreadable, not an object, or `sessions_dir` while a
+    recording is live): a refusal, not a usage error."""
 
 
 class ConfigFile:
@@ -134,7 +143,7 @@ class ConfigFile:
         except FileNotFoundError:
             return {}
         except OSError as error:
-            raise SettingError(
+            raise NotWritten(
                 f"cannot read the config file {self.path} ({error}); check its permissions"
             ) from error
         try:
@@ -142,7 +151,7 @@ class ConfigFile:
         except json_text.Unreadable as error:
             document = error
         if not isinstance(document, dict):
-            raise SettingError(
+            raise NotWritten(
                 f"the config file {self.path} is not a JSON object, so it was left untouched "
                 "(writing would lose what it holds); fix it or move it away, then set the key again"
             )
@@ -154,7 +163,7 @@ class ConfigFile:
         `live_session` is the id being recorded now, if any: `sessions_dir` is refused then.
         """
         if key == SESSIONS_DIR_KEY and live_session is not None:
-            raise SettingError(sessions_dir_live_refusal(live_session))
+            raise NotWritten(sessions_dir_live_refusal(live_session))
         updated = set_key(
             self.document(),
             key,
@@ -205,7 +214,7 @@ def config_command(argv: list[str]) -> int:
         return 0
     if len(argv) != 2:
         print(USAGE, file=sys.stderr)
-        return 2
+        return USAGE_ERROR
     key, value = argv
     live = None
     if key == SESSIONS_DIR_KEY:
@@ -213,15 +222,18 @@ def config_command(argv: list[str]) -> int:
         live = store.live_session(time.time())
     try:
         config.set(key, value, live_session=live)
+    except NotWritten as refusal:
+        print(f"assist config: {refusal}", file=sys.stderr)
+        return FAILED
     except SettingError as refusal:
         print(f"assist config: {refusal}", file=sys.stderr)
-        return 1
+        return USAGE_ERROR
     except OSError as error:
         print(
             f"assist config: could not write {location.path} ({error}); "
             "check that its folder is writable",
             file=sys.stderr,
         )
-        return 1
+        return FAILED
     print(f"{key} saved in {location.path}")
     return 0

@@ -32,6 +32,8 @@ LAPSE_S = 180.0
 same 180 s as its 120 s longest wait plus 60 s."""
 FRESH_S = 10
 """A reader believes a heartbeat updated at most this many seconds ago."""
+STOP_WITHIN_S = 5.0
+"""The beating thread wakes at once on stop; one beat's file write is all it may finish."""
 
 
 @attrs.frozen
@@ -158,7 +160,7 @@ class Beat:
         """Stop beating and wait for the thread; the file is left for the caller to remove."""
         self._stopping.set()
         if self._thread.is_alive() and self._thread is not threading.current_thread():
-            self._thread.join()
+            self._thread.join(timeout=STOP_WITHIN_S)
 
     def beat(self) -> None:
         """One beat: remove the claim when it has lapsed, else rewrite it with the current state."""

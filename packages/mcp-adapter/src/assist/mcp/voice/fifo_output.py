@@ -16,9 +16,10 @@ import time
 from typing import Any
 
 import numpy as np
+from assist.app.audio import PLAY_INTO_VARIABLE
 from assist.mcp.voice.player import PlayerUnavailable, SpeakerPlayer
 
-VARIABLE = "ASSIST_PLAY_INTO"
+VARIABLE = PLAY_INTO_VARIABLE
 RATE_HZ = 16_000
 
 

@@ -299,16 +299,15 @@ class SpeakerPlayer:
 def open_speakers(sample_rate: int) -> SpeakerPlayer:
     """The default output device at `sample_rate`, started, with a reference tee when the
     server named a socket for it; PlayerUnavailable says why not."""
+    from assist.app.audio import AudioUnavailable, sounddevice
+
     try:
-        import sounddevice
-    except (ImportError, OSError) as error:  # sounddevice raises OSError without PortAudio
-        raise PlayerUnavailable(
-            f"cannot play sound: sounddevice or its PortAudio library is missing ({error}); "
-            "install PortAudio (for example the libportaudio2 package) or run with --no-play"
-        ) from error
-    try:
-        stream = sounddevice.OutputStream(samplerate=sample_rate, channels=1, dtype="float32")
+        stream = sounddevice().OutputStream(samplerate=sample_rate, channels=1, dtype="float32")
         stream.start()
+    except AudioUnavailable as unavailable:
+        raise PlayerUnavailable(
+            f"cannot play sound: {unavailable}; or run with --no-play"
+        ) from None
     except Exception as error:
         raise PlayerUnavailable(
             f"cannot open an audio output device at {sample_rate} Hz ({error}); connect or "

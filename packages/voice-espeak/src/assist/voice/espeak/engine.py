@@ -37,6 +37,8 @@ PUT_POLL_S = 0.05
 """How often a worker blocked on a full queue looks for an abort."""
 PCM_SCALE = 32768.0
 """int16 samples to float32 in [-1, 1)."""
+ABORT_WITHIN_S = 5.0
+"""The synthesis thread sees the abort within one chunk; espeak's call for one is short."""
 
 _END = object()
 
@@ -74,7 +76,7 @@ class EspeakEngine:
                 yield item
         finally:
             abort.set()
-            worker.join()
+            worker.join(timeout=ABORT_WITHIN_S)
 
     def _synthesise(
         self,
