@@ -15,6 +15,7 @@ from assist.core.confirmation import (
     listening_deadline,
 )
 from assist.core.echo import is_echo
+from assist.core.echo_words import users_words
 from assist.core.lines import RawLine, render
 from assist.core.speech import MAX_SPEECH_CHARS, Refusal, SpeechOk, check_question
 from hypothesis import given
@@ -31,27 +32,27 @@ def numbered(*texts: str, first: int = 0) -> list[tuple[int, RawLine]]:
     return [(first + n, line(text, first + n)) for n, text in enumerate(texts)]
 
 
-def not_echo(text: str) -> bool:
-    return False
+def not_echo(text: str) -> str:
+    return text
 
 
-def echo_of_question(text: str) -> bool:
-    return is_echo(text, [QUESTION])
+def echo_of_question(text: str) -> str:
+    return users_words(text, [QUESTION])
 
 
 def test_the_first_yes_after_the_question_decides_and_the_lines_after_it_are_left() -> None:
     lines = numbered("hmm, let me think", "yes, go ahead", "and also the docs")
-    got = listen(lines, 3, asked_through=0, own_voice=not_echo)
+    got = listen(lines, 3, asked_through=0, users_words=not_echo)
     assert got == Listened(heard=(render(lines[0][1]), render(lines[1][1])), answer="yes", next=2)
 
 
 def test_the_first_no_decides_even_when_a_yes_follows() -> None:
-    got = listen(numbered("no, wait", "yes"), 2, asked_through=0, own_voice=not_echo)
+    got = listen(numbered("no, wait", "yes"), 2, asked_through=0, users_words=not_echo)
     assert got.answer == "no" and got.next == 1 and len(got.heard) == 1
 
 
 def test_unclear_lines_are_all_heard_and_the_cursor_moves_past_them() -> None:
-    got = listen(numbered("hmm", "", "let me think"), 7, asked_through=0, own_voice=not_echo)
+    got = listen(numbered("hmm", "", "let me think"), 7, asked_through=0, users_words=not_echo)
     assert got.answer is None
     assert got.next == 7
     assert [text.split(": ", 1)[1] for text in got.heard] == ["hmm", "let me think"]
@@ -59,26 +60,89 @@ def test_unclear_lines_are_all_heard_and_the_cursor_moves_past_them() -> None:
 
 def test_the_echo_of_the_question_is_left_out_and_never_taken_as_the_answer() -> None:
     lines = numbered("shall I go ahead and file the task to check version 1.8", "sure")
-    got = listen(lines, 2, asked_through=0, own_voice=echo_of_question)
+    got = listen(lines, 2, asked_through=0, users_words=echo_of_question)
     assert classify(lines[0][1].text) == "yes"  # on its own words the echo would say yes
     assert got.answer == "yes" and got.heard == (render(lines[1][1]),)
     assert got.left_out_as_your_own_voice == 1
-    got = listen(lines[:1], 1, asked_through=0, own_voice=echo_of_question)
+    got = listen(lines[:1], 1, asked_through=0, users_words=echo_of_question)
     assert got == Listened((), None, 1, 1)
 
 
 def test_a_line_from_before_the_question_ended_is_heard_but_cannot_answer_it() -> None:
     lines = numbered("yes and one more thing", "okay", first=4)
-    got = listen(lines, 6, asked_through=5, own_voice=not_echo)
+    got = listen(lines, 6, asked_through=5, users_words=not_echo)
     assert got.answer == "yes" and got.next == 6
     assert got.heard == (render(lines[0][1]), render(lines[1][1]))
-    got = listen(lines[:1], 5, asked_through=5, own_voice=not_echo)
+    got = listen(lines[:1], 5, asked_through=5, users_words=not_echo)
     assert got.answer is None and got.next == 5
 
 
 def test_the_word_lists_given_are_the_ones_used() -> None:
-    got = listen(numbered("ja"), 1, asked_through=0, own_voice=not_echo, yes_words=["ja"])
+    got = listen(numbered("ja"), 1, asked_through=0, users_words=not_echo, yes_words=["ja"])
     assert got.answer == "yes"
+
+
+def test_its_own_lines_merged_into_one_and_misheard_into_a_yes_word_are_left_out() -> None:
+    said = ["I'll tidy the shed this afternoon.", "Shall I throw away the cracked flower pots?"]
+    merged = "I'll tidy the shed this afternoon. Shall I throw away the correct flower pots?"
+    assert classify(merged) == "yes" and not is_echo(merged, said)  # so a wait's test lets it by
+    got = listen(numbered(merged), 1, asked_through=0, users_words=lambda t: users_words(t, said))
+    assert got == Listened((), None, 1, 1)
+
+
+def test_the_users_answer_merged_into_the_questions_echo_answers_with_their_words_alone() -> None:
+    question = "Shall I order more compost for the raised beds?"
+    merged = line(f"{question} Yes, please do.", start_s=1)  # began while the question played
+    got = listen(
+        [(0, merged)],
+        1,
+        asked_through=0,
+        users_words=lambda t: users_words(t, [question]),
+        question=question,
+        asked_ms=4000,
+    )
+    assert got.answer == "yes"
+    assert got.heard == ("[00:01] someone in the room: Yes, please do.",)
+
+
+def test_a_line_that_began_before_the_question_finished_sounding_is_heard_but_cannot_answer() -> (
+    None
+):
+    lines = [(0, line("yes please", start_s=3)), (1, line("okay", start_s=5))]
+    got = listen(lines, 2, asked_through=0, users_words=not_echo, asked_ms=4000)
+    assert got.answer == "yes" and got.next == 2
+    assert got.heard == (render(lines[0][1]), render(lines[1][1]))
+    got = listen(lines[:1], 1, asked_through=0, users_words=not_echo, asked_ms=4000)
+    assert got.answer is None and got.heard == (render(lines[0][1]),)
+
+
+WORDS = st.sampled_from(["shall", "i", "throw", "the", "pots", "no", "cancel", "cracked", "beds"])
+"""Words of its lines, no-words included; a line of 3 words or more (6.2 never judges shorter)."""
+
+
+@given(
+    st.lists(st.lists(WORDS, min_size=3, max_size=8), min_size=1, max_size=3),
+    st.integers(0, 30),
+    st.sampled_from(["correct", "yes", "sure", "okay"]),
+)
+def test_the_assistants_own_lines_back_to_back_with_a_word_misheard_never_answer(
+    said: list[list[str]], where: int, misheard: str
+) -> None:
+    words = [word for text in said for word in text]
+    words[where % len(words)] = misheard
+    text = " ".join(words)
+    lines = [" ".join(t) for t in said]
+    got = listen(numbered(text), 1, asked_through=0, users_words=lambda t: users_words(t, lines))
+    assert got.answer is None
+
+
+@given(st.lists(st.sampled_from([*YES_WORDS, *NO_WORDS, "hmm"]), min_size=1), st.integers(0, 20))
+def test_no_line_that_began_while_the_question_played_ever_answers(
+    texts: list[str], asked_s: int
+) -> None:
+    lines = [(n, line(text, start_s=n)) for n, text in enumerate(texts)]
+    got = listen(lines, len(texts), asked_through=0, users_words=not_echo, asked_ms=asked_s * 1000)
+    assert got.answer is None or got.next - 1 >= asked_s
 
 
 @given(
@@ -89,7 +153,7 @@ def test_the_answer_is_that_of_the_first_clear_line_after_the_question(
     texts: list[str], asked_through: int
 ) -> None:
     lines = numbered(*texts)
-    got = listen(lines, len(texts), asked_through=asked_through, own_voice=not_echo)
+    got = listen(lines, len(texts), asked_through=asked_through, users_words=not_echo)
     weighed = [(n, classify(text)) for n, text in enumerate(texts) if n >= asked_through]
     clear = [(n, answer) for n, answer in weighed if answer != "unclear" and texts[n].strip()]
     if clear:

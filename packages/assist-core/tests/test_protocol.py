@@ -7,8 +7,12 @@ import json
 from assist.core.protocol import (
     Done,
     Error,
+    Pause,
+    Paused,
     Quit,
     Ready,
+    Resume,
+    Resumed,
     Say,
     Speaking,
     Stop,
@@ -35,6 +39,8 @@ finite = st.floats(allow_nan=False, allow_infinity=False)
 requests = st.one_of(
     st.builds(Say, ids, spoken_text, st.sampled_from(TONES)),
     st.builds(Stop, ids),
+    st.builds(Pause, ids),
+    st.builds(Resume, ids),
     st.just(Quit()),
 )
 events = st.one_of(
@@ -42,6 +48,8 @@ events = st.one_of(
     st.builds(Speaking, ids, st.integers(0, 10**7)),
     st.builds(Done, ids, finite, st.integers(0, 10**7)),
     st.builds(Stopped, ids, finite),
+    st.builds(Paused, ids, finite),
+    st.builds(Resumed, ids, finite),
     st.builds(Error, ids, st.text()),
 )
 
@@ -122,8 +130,10 @@ def test_blank_lines_are_skipped():
         assert decode_request(line) is None
 
 
-def test_stop_and_quit_read_as_themselves():
+def test_stop_pause_resume_and_quit_read_as_themselves():
     assert decode_request('{"op":"stop","id":3}') == Stop(3)
+    assert decode_request('{"op":"pause","id":3}') == Pause(3)
+    assert decode_request('{"op": "resume", "id": 3}') == Resume(3)
     assert decode_request('{"op":"quit"}') == Quit()
     assert decode_request('{"op":"quit","id":8}\n') == Quit()
 
@@ -144,6 +154,8 @@ def test_events_from_the_helper_are_read_whatever_the_spacing():
     )
     assert decode_event('{"event":"stopped","id":2,"audio_s":0}') == Stopped(2, 0.0)
     assert decode_event('{"event":"speaking","id":2,"first_audio_ms":80}') == Speaking(2, 80)
+    assert decode_event('{"event":"paused","id":2,"audio_s":0.5}') == Paused(2, 0.5)
+    assert decode_event('{"event": "resumed", "id": 2, "audio_s": 0.5}') == Resumed(2, 0.5)
 
 
 def test_a_done_event_without_audio_s_reads_as_zero_seconds():
@@ -193,7 +205,7 @@ def test_every_event_survives_encoding_and_decoding(message):
 def test_decoding_arbitrary_text_never_raises(line):
     decode_event(line)
     reply = decode_request(line)
-    assert reply is None or isinstance(reply, Say | Stop | Quit | Error)
+    assert reply is None or isinstance(reply, Say | Stop | Pause | Resume | Quit | Error)
 
 
 @given(st.dictionaries(st.sampled_from(["op", "id", "text", "emotion", "event"]), json_values))

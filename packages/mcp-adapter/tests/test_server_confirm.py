@@ -203,6 +203,48 @@ async def test_the_echo_of_the_question_itself_is_never_taken_as_the_answer(
         }
 
 
+async def test_its_own_voice_misheard_into_a_yes_word_never_answers_even_merged_with_its_last_line(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    """Issue 20: the question came back with "cracked" heard as "correct", a yes-word, merged
+    with the line said before it, so neither line alone held 60% of its words."""
+    question = "Shall I throw away the cracked flower pots?"
+    async with watching(server):
+        value_of(await server.call_tool("speak", {"text": "I'll tidy the shed this afternoon."}))
+        async with asked(server, meeting, question, timeout_s=5) as asking:
+            meeting.say("Shall I throw away the correct flower pots?")
+            meeting.say(
+                "I'll tidy the shed this afternoon. Shall I throw away the correct flower pots?"
+            )
+        assert asking.reply is not None
+        assert value_of(asking.reply) == {"answer": "no answer", "heard": []}
+
+
+async def test_an_answer_merged_into_the_questions_echo_answers_with_the_users_words_alone(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    question = "Shall I order more compost for the raised beds?"
+    async with watching(server):
+        got = await ask_and_answer(
+            server, meeting, f"{question} Yes, please do.", question=question
+        )
+        assert got == {"answer": "yes", "heard": ["[00:00] someone in the room: Yes, please do."]}
+
+
+async def test_its_lines_said_back_to_back_and_heard_as_one_never_reach_a_wait(
+    server: ClientSession, meeting: LiveMeeting
+) -> None:
+    lines = ["The pots are in the shed.", "I moved the rake.", "The hose is by the door."]
+    async with watching(server):
+        for text in lines:
+            value_of(await server.call_tool("speak", {"text": text}))
+        meeting.say("The pots are in the shed. I moved the rake. The hose is by the door.")
+        meeting.say("I moved the rake. The hose is by the door. Thanks, where's the shovel?")
+        batch = value_of(await server.call_tool("wait_for_transcript", {"timeout_s": 5}))
+        assert batch["lines"] == ["[00:02] someone in the room: Thanks, where's the shovel?"]
+        assert batch["left_out_as_your_own_voice"] == 1
+
+
 async def test_a_line_already_there_when_the_question_ended_is_heard_but_does_not_answer(
     server: ClientSession, meeting: LiveMeeting
 ) -> None:

@@ -313,6 +313,48 @@ def test_a_stop_cuts_the_line_being_played_within_a_block_and_the_next_line_play
     assert abs((device_samples(log) - handed) / ESPEAK_RATE - done["audio_s"]) <= 0.0005 + 1e-9
 
 
+def test_a_pause_holds_the_line_and_a_resume_plays_it_on_from_where_it_paused(
+    start_helper: StartHelper, tmp_path: Path
+) -> None:
+    log = tmp_path / "device.f32"
+    out = tmp_path / "out"
+    helper = start_helper(
+        "--engine", "espeak", "--save-dir", str(out), device=True, FAKE_DEVICE_LOG=str(log)
+    )
+    helper.ready()
+    helper.say(1, "A short line, paused once and then played to its end.")
+    assert helper.event()["event"] == "speaking"
+    time.sleep(0.3)
+    helper.send({"op": "pause", "id": 2}, {"op": "resume", "id": 1}, {"op": "pause", "id": 1})
+    paused = helper.event()  # the pause of another id and the resume of a playing line: ignored
+    assert paused["event"] == "paused" and paused["id"] == 1
+    held = device_samples(log)
+    assert abs(held / ESPEAK_RATE - paused["audio_s"]) <= 0.0005 + 1e-9
+    helper.send({"op": "pause", "id": 1})  # already paused: ignored
+    time.sleep(0.4)
+    assert device_samples(log) == held  # nothing reached the device while paused
+    helper.send({"op": "resume", "id": 1})
+    assert helper.event() == {"event": "resumed", "id": 1, "audio_s": paused["audio_s"]}
+    done = helper.event()
+    assert done["event"] == "done" and done["id"] == 1
+    generated, _ = soundfile.read(out / "reply-1.wav", dtype="float32")
+    played = np.fromfile(log, dtype=np.float32)
+    assert len(played) == len(generated)  # every sample played once, none lost or repeated
+    assert np.allclose(np.clip(played, -1, 1), generated, atol=1 / 16384)  # and in order
+
+
+def test_a_stop_cuts_a_paused_line(start_helper: StartHelper) -> None:
+    helper = start_helper("--engine", "espeak", device=True)
+    helper.ready()
+    helper.say(1, LONG_TEXT)
+    assert helper.event()["event"] == "speaking"
+    helper.send({"op": "pause", "id": 1})
+    paused = helper.event()
+    assert paused["event"] == "paused"
+    helper.send({"op": "stop", "id": 1})
+    assert helper.event() == {"event": "stopped", "id": 1, "audio_s": paused["audio_s"]}
+
+
 def test_a_stop_for_a_queued_say_answers_it_at_once_with_no_audio_and_other_ids_are_ignored(
     start_helper: StartHelper,
 ) -> None:

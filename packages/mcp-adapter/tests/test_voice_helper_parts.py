@@ -134,6 +134,88 @@ def test_a_device_that_fails_mid_line_fails_that_line_and_the_next_line_can_play
     player.close()
 
 
+def ramp(seconds: float) -> np.ndarray:
+    """Audio whose every sample differs from the others and from silence, so where playback
+    went on from can be seen."""
+    return (np.arange(1, round(seconds * RATE) + 1) / RATE).astype(np.float32)
+
+
+def test_a_pause_holds_the_line_and_resume_goes_on_from_the_very_sample_where_it_paused() -> None:
+    stream = PacedStream()
+    player = SpeakerPlayer(stream, RATE)
+    player.begin()
+    audio = ramp(0.6)
+    player.play(audio[: round(0.4 * RATE)])
+    player.play(audio[round(0.4 * RATE) :])
+    time.sleep(0.15)
+    paused_at = player.pause()
+    assert paused_at == stream.samples() and 0 < paused_at < len(audio)
+    time.sleep(0.2)
+    assert stream.samples() == paused_at  # nothing reached the device while paused
+    assert player.resume() == paused_at
+    assert player.wait() == len(audio)
+    assert np.array_equal(np.concatenate(stream.written), audio)  # no sample lost or repeated
+    player.close()
+
+
+class RecordingTee:
+    """Stands in for the reference tee: keeps what it was told was played."""
+
+    def __init__(self) -> None:
+        self.blocks: list[np.ndarray] = []
+
+    def played(self, block: np.ndarray, at: float) -> None:
+        self.blocks.append(block.copy())
+
+    def ran_dry(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def test_paused_with_a_reference_tee_the_device_gets_silence_and_the_line_goes_on_intact() -> None:
+    stream, tee = PacedStream(), RecordingTee()
+    player = SpeakerPlayer(stream, RATE, tee)  # type: ignore[arg-type]
+    player.begin()
+    audio = ramp(0.4)
+    player.play(audio)
+    time.sleep(0.1)
+    player.pause()
+    time.sleep(0.1)
+    player.resume()
+    assert player.wait() == len(audio)
+    player.close()
+    line = [block for block in tee.blocks if block.any()]
+    assert np.array_equal(np.concatenate(line), audio)
+    assert len(stream.written) == len(tee.blocks)  # silence went to the device meanwhile
+
+
+def test_a_cut_ends_a_pause_and_the_next_line_plays_unpaused() -> None:
+    stream = PacedStream()
+    player = SpeakerPlayer(stream, RATE)
+    player.begin()
+    player.play(tone(2.0))
+    time.sleep(0.1)
+    paused_at = player.pause()
+    assert player.cut() == paused_at
+    assert player.wait() == paused_at
+    player.begin()
+    player.play(tone(0.1))
+    assert player.wait() == round(0.1 * RATE)
+    player.close()
+
+
+def test_a_paused_line_is_not_played_out_when_the_player_closes() -> None:
+    stream = PacedStream()
+    player = SpeakerPlayer(stream, RATE)
+    player.begin()
+    player.play(tone(2.0))
+    paused_at = player.pause()
+    player.close()
+    assert stream.samples() == paused_at and stream.closed
+
+
 def test_the_silent_player_counts_the_samples_given_until_a_cut() -> None:
     player = SilentPlayer()
     player.begin()
@@ -144,6 +226,8 @@ def test_the_silent_player_counts_the_samples_given_until_a_cut() -> None:
     assert player.wait() == round(0.3 * RATE)
     player.begin()
     assert player.wait() == 0
+    player.play(tone(0.1))
+    assert player.pause() == player.resume() == round(0.1 * RATE)
 
 
 def test_speakers_without_sounddevice_say_what_to_do(monkeypatch: pytest.MonkeyPatch) -> None:

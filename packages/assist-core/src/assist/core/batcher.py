@@ -22,7 +22,8 @@ One `Batcher` serves one `wait_for_transcript` call. The server's loop is::
         await asyncio.sleep(max(0.0, step.at - clock()))
 
 `poll` skips lines whose text is blank, drops (and counts) the assistant's own
-voice (`echo.is_own_voice`, which applies the 120 s window itself), renders the
+voice and takes its words out of a line that also holds the user's
+(`echo_words.users_words`, over what was said in the last 120 s), renders the
 rest and answers either the `Batch` to return now or `CheckAgain(at)`, the time
 of the next poll: never later than one poll interval ahead, and exactly when the
 batch would settle, reach its longest or time out if that comes first. Echoes
@@ -36,7 +37,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import attrs
-from assist.core.echo import Said, is_own_voice
+from assist.core.echo import Said, recent
+from assist.core.echo_words import users_words
 from assist.core.lines import RawLine, render
 from assist.core.names import says_name
 
@@ -128,15 +130,18 @@ class Batcher:
         notices: Sequence[Said] = (),
     ) -> Batch | CheckAgain:
         """Take this poll's new lines (in append order) and say whether the wait is over."""
+        said = [item.text for item in recent(utterances, now)]
+        read = [item.text for item in recent(notices, now)]
         for line in new_lines:
             text = line.text.strip()
             if not text:
                 continue
-            if is_own_voice(text, utterances, notices, now):
+            text = users_words(text, said, read)
+            if not text:
                 self._left_out += 1
                 continue
             self._named = self._named or self._every_line_addressed or says_name(text, name)
-            self._lines.append(render(line))
+            self._lines.append(render(attrs.evolve(line, text=text)))
             if self._first_at is None:
                 self._first_at = now
             self._last_at = now

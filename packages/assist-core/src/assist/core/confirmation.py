@@ -4,14 +4,20 @@
 line it reads is consumed and comes back in `heard`, so nothing the user said is lost and the
 next wait starts after it, with two exceptions: blank lines, and the assistant's own voice
 coming back through the microphone (6), above all the echo of the question itself, which is
-never taken as the answer. A line that reached the transcript before the question had ended
-cannot answer it, so it is heard but not weighed. Lines after the question are weighed in
-order by the yes/no rule (`answers`); the first `yes` or `no` decides, and lines after it are
-left for the next wait. Silence, or only unclear lines until the timeout, is `no answer`: the
-agent must not act.
+never taken as the answer. Its own voice is looked for more widely here than in a wait, since a
+mistaken yes does harm: in everything the assistant said in this watch, not only the last
+120 s, and its words are taken out of a line that also holds the user's (6.4), so its lines
+merged into one and misheard into a yes-word ("...the correct flower pots") never answer, while
+"...for the raised beds? Yes, please do." answers with the user's words. A line that reached
+the transcript before the question had ended cannot answer it, nor a line that began (on the
+listener's clock, when it is known) before the question finished sounding, except for the
+user's words after the question's own echo in it: such lines are heard but not weighed. Lines
+after the question are weighed in order by the yes/no rule (`answers`); the first `yes` or `no`
+decides, and lines after it are left for the next wait. Silence, or only unclear lines until
+the timeout, is `no answer`: the agent must not act.
 
-Pure: the shell reads the lines with their numbers in `raw.jsonl` and says which are its own
-voice; this module decides.
+Pure: the shell reads the lines with their numbers in `raw.jsonl` and says what of each is the
+user's; this module decides.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Literal
 
 import attrs
 from assist.core.answers import NO_WORDS, YES_WORDS, classify
+from assist.core.echo_words import after_said
 from assist.core.lines import RawLine, render
 
 Verdict = Literal["yes", "no", "no answer"]
@@ -76,13 +83,20 @@ def listen(
     next_line: int,
     *,
     asked_through: int,
-    own_voice: Callable[[str], bool],
+    users_words: Callable[[str], str],
+    question: str = "",
+    asked_ms: int | None = None,
     yes_words: Iterable[str] = YES_WORDS,
     no_words: Iterable[str] = NO_WORDS,
 ) -> Listened:
     """Take `lines` (each with its number in `raw.jsonl`, in order) up to the first that
-    answers; `next_line` is the cursor after all of them. Lines numbered below
-    `asked_through` reached the transcript before the question ended: heard, never weighed."""
+    answers; `next_line` is the cursor after all of them.
+
+    `users_words` gives what of a line is the user's ("" when all its own voice,
+    `echo_words.users_words`). Lines numbered below `asked_through` reached the transcript
+    before the question ended, and lines starting before `asked_ms` (the listener's clock when
+    the question finished sounding, None when unknown) began while it played: heard, never
+    weighed, but for the user's words after the echo of `question` in them."""
     yes, no = tuple(yes_words), tuple(no_words)
     heard: list[str] = []
     echoes = 0
@@ -90,13 +104,17 @@ def listen(
         text = line.text.strip()
         if not text:
             continue
-        if own_voice(text):
+        users = users_words(text)
+        if not users:
             echoes += 1
             continue
-        heard.append(render(line))
+        heard.append(render(attrs.evolve(line, text=users)))
         if number < asked_through:
             continue
-        answer = classify(text, yes, no)
+        if asked_ms is not None and line.start_ms < asked_ms:
+            after = after_said(text, question) if question else None
+            users = users_words(after) if after else ""
+        answer = classify(users, yes, no) if users else "unclear"
         if answer != "unclear":
             return Listened(tuple(heard), answer, number + 1, echoes)
     return Listened(tuple(heard), None, next_line, echoes)

@@ -20,7 +20,7 @@ from assist.core import json_text
 from assist.core.json_values import json_kind, show
 from assist.core.tones import NEUTRAL, tone_or_neutral
 
-OPS: tuple[str, ...] = ("say", "stop", "quit")
+OPS: tuple[str, ...] = ("say", "stop", "pause", "resume", "quit")
 """Every request op, in the order the protocol lists them."""
 
 AUDIO_DECIMALS = 3
@@ -40,6 +40,21 @@ class Say:
 @attrs.frozen
 class Stop:
     """Cut off say `id` if it is queued or playing (ours)."""
+
+    id: object
+
+
+@attrs.frozen
+class Pause:
+    """Stop handing say `id`'s audio to the device, keeping its place (ours, 16.3): a loud
+    onset may be a cough, and the line goes on from there if it was."""
+
+    id: object
+
+
+@attrs.frozen
+class Resume:
+    """Go on with paused say `id` from the sample where it paused (ours, 16.3)."""
 
     id: object
 
@@ -84,6 +99,22 @@ class Stopped:
 
 
 @attrs.frozen
+class Paused:
+    """Say `id` is paused after `audio_s` seconds of its audio reached the device (ours)."""
+
+    id: object
+    audio_s: float
+
+
+@attrs.frozen
+class Resumed:
+    """Say `id` goes on from where it paused, after `audio_s` seconds of its audio (ours)."""
+
+    id: object
+    audio_s: float
+
+
+@attrs.frozen
 class Error:
     """A request could not be served; `id` is the request's (None when unknown)."""
 
@@ -91,9 +122,9 @@ class Error:
     message: str
 
 
-Request = Say | Stop | Quit
-Event = Ready | Speaking | Done | Stopped | Error
-Message = Request | Ready | Speaking | Done | Stopped | Error
+Request = Say | Stop | Pause | Resume | Quit
+Event = Ready | Speaking | Done | Stopped | Paused | Resumed | Error
+Message = Request | Event
 
 
 def encode(message: Message) -> str:
@@ -112,6 +143,10 @@ def _fields(message: Message) -> dict[str, Any]:
             return {"op": "say", "id": id_, "text": text, "emotion": emotion}
         case Stop(id=id_):
             return {"op": "stop", "id": id_}
+        case Pause(id=id_):
+            return {"op": "pause", "id": id_}
+        case Resume(id=id_):
+            return {"op": "resume", "id": id_}
         case Quit():
             return {"op": "quit"}
         case Ready(engine=engine, sample_rate=rate, load_ms=load_ms):
@@ -122,6 +157,10 @@ def _fields(message: Message) -> dict[str, Any]:
             return {"event": "done", "id": id_, "audio_s": audio_s, "total_ms": total_ms}
         case Stopped(id=id_, audio_s=audio_s):
             return {"event": "stopped", "id": id_, "audio_s": audio_s}
+        case Paused(id=id_, audio_s=audio_s):
+            return {"event": "paused", "id": id_, "audio_s": audio_s}
+        case Resumed(id=id_, audio_s=audio_s):
+            return {"event": "resumed", "id": id_, "audio_s": audio_s}
         case Error(id=id_, message=text):
             return {"event": "error", "id": id_, "message": text}
     raise TypeError(f"not a protocol message: {message!r}")
@@ -132,7 +171,7 @@ def audio_seconds(samples: int, sample_rate: int) -> float:
     return round(samples / sample_rate, AUDIO_DECIMALS)
 
 
-def decode_request(line: str) -> Say | Stop | Quit | Error | None:
+def decode_request(line: str) -> Request | Error | None:
     """What a line on the helper's stdin asks for.
 
     None for a blank line (skip it). A line that cannot be served gives the `Error` event
@@ -166,6 +205,10 @@ def decode_request(line: str) -> Say | Stop | Quit | Error | None:
         return Say(request_id, text, tone_or_neutral(data.get("emotion")))
     if op == "stop":
         return Stop(request_id)
+    if op == "pause":
+        return Pause(request_id)
+    if op == "resume":
+        return Resume(request_id)
     if op == "quit":
         return Quit()
     known = ", ".join(OPS)
@@ -174,7 +217,7 @@ def decode_request(line: str) -> Say | Stop | Quit | Error | None:
     return Error(request_id, f"unknown op {show(op)}; use one of {known}")
 
 
-def decode_event(line: str) -> Ready | Speaking | Done | Stopped | Error | None:
+def decode_event(line: str) -> Event | None:
     """The helper event on a line of its stdout, or None for anything else (skip it).
 
     Missing or mistyped numbers read as 0 and a missing message as empty, so that an
@@ -201,6 +244,10 @@ def decode_event(line: str) -> Ready | Speaking | Done | Stopped | Error | None:
         return Done(request_id, _float(data, "audio_s"), _int(data, "total_ms"))
     if kind == "stopped":
         return Stopped(request_id, _float(data, "audio_s"))
+    if kind == "paused":
+        return Paused(request_id, _float(data, "audio_s"))
+    if kind == "resumed":
+        return Resumed(request_id, _float(data, "audio_s"))
     if kind == "error":
         message = data.get("message")
         if message is None:

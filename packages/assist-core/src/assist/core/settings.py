@@ -24,6 +24,7 @@ from assist.core import json_text
 from assist.core.answers import NO_WORDS, YES_WORDS, answer_words
 from assist.core.engines import ENGINE_PACKAGES
 from assist.core.files import VOICE_JSON
+from assist.core.interruptions import BACKCHANNELS, HOLD_MS, HOLD_RANGE_MS
 from assist.core.json_values import json_kind, show
 from assist.core.recognisers import RECOGNISER_PACKAGES
 
@@ -108,6 +109,15 @@ class ConfirmSettings:
 
 
 @attrs.frozen
+class InterruptionSettings:
+    """Keys `barge_in.hold_ms` and `barge_in.backchannels` (16.3): how long a paused line
+    waits for words, and the words that are no interruption."""
+
+    hold_ms: int = HOLD_MS
+    backchannels: tuple[str, ...] = BACKCHANNELS
+
+
+@attrs.frozen
 class Settings:
     """Everything the assistant reads from the config file."""
 
@@ -119,6 +129,7 @@ class Settings:
     listen: ListenSettings = ListenSettings()
     barge_in: bool = True
     """14.2: a person starting to speak over the assistant's line stops it (ours to switch)."""
+    interruptions: InterruptionSettings = InterruptionSettings()
 
 
 class SettingError(ValueError):
@@ -140,8 +151,9 @@ DURATION_KEYS: tuple[str, ...] = ("conversation.max_s", "conversation.idle_s")
 would end every conversation at once. `conversation.end_silence_ms` has the bounds of
 `listen.end_silence_ms`."""
 
-WORD_LIST_KEYS: tuple[str, ...] = ("confirm.yes_words", "confirm.no_words")
-"""The yes/no phrase lists (14.1); given at the command line as phrases separated by commas."""
+WORD_LIST_KEYS: tuple[str, ...] = ("confirm.yes_words", "confirm.no_words", "barge_in.backchannels")
+"""The yes/no phrase lists (14.1) and the backchannels (16.3); given at the command line as
+phrases separated by commas."""
 
 PHRASE_SEPARATOR = ","
 
@@ -157,11 +169,13 @@ KEYS: tuple[str, ...] = (
     "conversation.fillers",
     *DURATION_KEYS,
     "conversation.end_silence_ms",
-    *WORD_LIST_KEYS,
+    *WORD_LIST_KEYS[:2],
     "barge_in",
+    "barge_in.hold_ms",
+    WORD_LIST_KEYS[2],
 )
 """The keys of `assist config KEY VALUE`, in the order of behaviour.md 2.3, then those of
-13, 14.1 and 14.2."""
+13, 14.1, 14.2 and 16.3."""
 
 LISTEN_KEYS: tuple[str, ...] = (
     "listen.stt",
@@ -173,8 +187,12 @@ LISTEN_KEYS: tuple[str, ...] = (
 """The keys of `assist listen` (behaviour.md 12.6), after those of 2.3."""
 KEYS = (*KEYS, *LISTEN_KEYS)
 
+SWITCHED_SECTIONS: tuple[str, ...] = ("assistant", "barge_in")
+"""Keys that switch a section on or off and live in it as `enabled`. `barge_in` was a plain
+boolean before its section had keys (16.3), and is still read in that form."""
+
 JSON_PATHS: dict[str, tuple[str, ...]] = {
-    key: ("assistant", "enabled") if key == "assistant" else tuple(key.split(".")) for key in KEYS
+    key: (key, "enabled") if key in SWITCHED_SECTIONS else tuple(key.split(".")) for key in KEYS
 }
 """Where each key lives in the JSON document (`assistant` is `assistant.enabled`)."""
 
@@ -220,10 +238,36 @@ def parse_settings(
     sessions_dir = _read(data, "sessions_dir", _text_value, None, warnings)
     talk = _talk_sections(data, warnings)
     listen = _listen(data, recognisers, warnings)
-    barge_in = _read(data, "barge_in", _bool_value, True, warnings)
+    barge_in, interruptions = _barge_in(data, warnings)
     return Settings(
-        sessions_dir, assistant, voice, *talk, listen=listen, barge_in=barge_in
+        sessions_dir,
+        assistant,
+        voice,
+        *talk,
+        listen=listen,
+        barge_in=barge_in,
+        interruptions=interruptions,
     ), warnings
+
+
+def _barge_in(data: dict[str, Any], warnings: list[str]) -> tuple[bool, InterruptionSettings]:
+    """The `barge_in` switch, as a plain boolean (the older form) or its section's `enabled`,
+    and the section's hold and backchannels (16.3)."""
+    if not isinstance(data.get("barge_in"), dict):
+        return _read(data, "barge_in", _bool_value, True, warnings), InterruptionSettings()
+    section = data["barge_in"]
+    enabled = _read(section, "barge_in.enabled", _bool_value, True, warnings)
+    return enabled, InterruptionSettings(
+        hold_ms=_read(section, "barge_in.hold_ms", _hold_value, HOLD_MS, warnings),
+        backchannels=_read_phrases(section, "barge_in.backchannels", BACKCHANNELS, warnings),
+    )
+
+
+def _hold_value(value: object) -> int:
+    low, high = HOLD_RANGE_MS
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"expected a whole number of milliseconds from {low} to {high}")
+    return value
 
 
 def _talk_sections(
@@ -451,6 +495,8 @@ def set_key(
             "and set the engine there"
         )
     new = copy.deepcopy(doc)
+    if key.startswith("barge_in") and isinstance(new.get("barge_in"), bool):
+        new["barge_in"] = {"enabled": new["barge_in"]}  # the older form keeps its value
     *sections, field = JSON_PATHS[key]
     target = new
     for section in sections:
@@ -489,6 +535,14 @@ def _parse_cli_value(
     if key == "listen.stt":
         return _parse_with(
             key, text, _recogniser_reader(recognisers), "a recogniser name such as whisper"
+        )
+    if key == "barge_in.hold_ms":
+        low, high = HOLD_RANGE_MS
+        if text.isascii() and text.isdigit():
+            return _parse_with(key, int(text), _hold_value, str(HOLD_MS))
+        raise SettingError(
+            f"{key} not changed: {text!r} is not a whole number of milliseconds from {low} "
+            f"to {high}; give a number such as {HOLD_MS}"
         )
     if key in ("listen.end_silence_ms", "conversation.end_silence_ms"):
         low, high = END_SILENCE_RANGE_MS
@@ -600,6 +654,10 @@ def describe(settings: Settings) -> list[tuple[str, str]]:
     shown["confirm.yes_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.yes_words)
     shown["confirm.no_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.no_words)
     shown["barge_in"] = "yes" if settings.barge_in else "no"
+    shown["barge_in.hold_ms"] = str(settings.interruptions.hold_ms)
+    shown["barge_in.backchannels"] = f"{PHRASE_SEPARATOR} ".join(
+        settings.interruptions.backchannels
+    )
     listen = settings.listen
     shown["listen.stt"] = listen.stt or "auto"
     shown["listen.model"] = listen.model or "default"

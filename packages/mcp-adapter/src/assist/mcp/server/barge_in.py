@@ -25,6 +25,7 @@ import os
 import socket
 import stat
 import threading
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 import attrs
 from assist.core import meeting_log
 from assist.core.files import SIGNALS_SOCKET
+from assist.core.listener_clock import ListenerClock
 from assist.mcp.logs import log
 
 if TYPE_CHECKING:
@@ -52,6 +54,21 @@ class BargeIn:
     lock: threading.Lock = attrs.Factory(threading.Lock)
     playing: bool = False
     interrupted: bool = False
+    clock: ListenerClock = attrs.Factory(ListenerClock)
+    """The listener's capture clock as its signals tell it: when a question finished sounding
+    on the clock of the lines' `start_ms` (14.1)."""
+
+    def signal(self, event: dict[str, Any], now: float) -> None:
+        """Any signal of the listener, arrived at `now` (monotonic): its stamp sets the clock."""
+        ms = event.get("ms")
+        if isinstance(ms, int) and not isinstance(ms, bool) and ms >= 0:
+            with self.lock:
+                self.clock.heard(ms, now)
+
+    def capture_ms(self, now: float) -> int | None:
+        """The listener's capture clock at `now`, None before any signal came."""
+        with self.lock:
+            return self.clock.ms_at(now)
 
     def started(self) -> None:
         """A line of the assistant begins to play."""
@@ -156,7 +173,10 @@ class SignalSocket:
                 event = json.loads(data)
             except ValueError:
                 continue
-            if isinstance(event, dict) and event.get("event") == "loud":
+            if not isinstance(event, dict):
+                continue
+            self._barge_in.signal(event, time.monotonic())
+            if event.get("event") == "loud":
                 self._barge_in.loud(event)
 
 

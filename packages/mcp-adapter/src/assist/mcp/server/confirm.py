@@ -3,9 +3,11 @@
 The question is said exactly as `speak` says a line: the same checks, the same gate in a
 meeting (it counts as an utterance and is logged like one), the same floor and voice. Then the
 watch's transcript is read every poll from its cursor, and `assist.core.confirmation` decides
-which lines are taken and which answers: the echo of the question never does, nor a line that
-was already there when the question ended. The lines taken come back in `heard` and the cursor
-moves past them, so the next wait starts after them.
+which lines are taken and which answers: the echo of the question (or of anything said in this
+watch) never does, nor a line that was already there when the question ended, nor one that
+began before it finished sounding on the listener's clock (known from its signals, 14.1). The
+lines taken come back in `heard` and the cursor moves past them, so the next wait starts after
+them.
 
 Results, in the shapes of `wait_for_transcript`'s (3.5), since a confirm is a wait too:
 - `{"answer": "yes" | "no" | "no answer", "heard": [...]}` while the watch goes on;
@@ -25,6 +27,7 @@ helpers: it is the watch's fifth tool, kept apart so the four of 3.4-3.7 read as
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -33,7 +36,8 @@ import mcp_types as types
 from assist.core import meeting_log, refusals, results
 from assist.core.confirmation import NO_ANSWER, Listened, listen, listening_deadline
 from assist.core.consent import LeaveReason
-from assist.core.echo import is_own_voice
+from assist.core.echo import recent
+from assist.core.echo_words import users_words
 from assist.core.lines import RawLine
 from assist.core.settings import Settings
 from assist.core.speech import Refusal, check_question
@@ -75,11 +79,13 @@ async def confirm(
             meeting.waiting = True
             if meeting.conversation is not None:
                 meeting.conversation.agent_called()
-        asked_through: list[int] = []
+        asked_through: list[tuple[int, int | None]] = []
 
         async def question_ended(held: HeldMeeting) -> None:
+            barge_in = held.barge_in
+            asked_ms = barge_in.capture_ms(time.monotonic()) if barge_in is not None else None
             _, through = await anyio.to_thread.run_sync(held.reader.read, held.cursor)
-            asked_through.append(through)
+            asked_through.append((through, asked_ms))
 
         try:
             with anyio.CancelScope(shield=True):
@@ -94,7 +100,10 @@ async def confirm(
                 called_at=confirming.began,
                 asked_at=watcher._clock(),
             )
-            return await _listen(watcher, meeting, deadline, asked_through[0], confirming.tick)
+            through, asked_ms = asked_through[0]
+            return await _listen(
+                watcher, meeting, deadline, checked.text, through, asked_ms, confirming.tick
+            )
         finally:
             if meeting is not None:
                 meeting.waiting = False
@@ -104,11 +113,14 @@ async def _listen(
     watcher: Watcher,
     meeting: HeldMeeting,
     deadline: float,
+    question: str,
     asked_through: int,
+    asked_ms: int | None,
     tick: progress.Tick,
 ) -> types.CallToolResult:
     """Poll the transcript from the cursor until a line answers or the `deadline` passes;
-    lines numbered below `asked_through` were in the file when the question ended."""
+    lines numbered below `asked_through` were in the file when the question ended, and lines
+    starting before `asked_ms` on the listener's clock began while it played."""
     cursor = meeting.cursor
     heard: list[str] = []
     while True:
@@ -121,7 +133,7 @@ async def _listen(
         if look == "ended":
             await leaving.leave(watcher, LeaveReason.RECORDING_ENDED)
             return _after_leaving(meeting, heard)
-        step = _weigh(watcher, meeting, look, asked_through)
+        step = _weigh(watcher, meeting, look, question, asked_through, asked_ms)
         heard.extend(step.heard)
         cursor = step.next
         now = watcher._clock()
@@ -152,18 +164,28 @@ def _look(watcher: Watcher, meeting: HeldMeeting, cursor: int) -> _Look | Litera
     return _Look(settings, lines, next_line, tally)
 
 
-def _weigh(watcher: Watcher, meeting: HeldMeeting, look: _Look, asked_through: int) -> Listened:
-    """Ask the core which of the new lines are heard and whether one answers."""
+def _weigh(
+    watcher: Watcher,
+    meeting: HeldMeeting,
+    look: _Look,
+    question: str,
+    asked_through: int,
+    asked_ms: int | None,
+) -> Listened:
+    """Ask the core which of the new lines are heard and whether one answers: its own voice
+    is looked for in everything said in this watch, not only the last 120 s (14.1)."""
     now = watcher._clock()
-    utterances = [*meeting.utterances, *look.tally.utterances]
+    said = [item.text for item in [*meeting.utterances, *look.tally.utterances]]
     own_notice = [meeting.notice_said] if meeting.notice_said is not None else []
-    notices = [*own_notice, *look.tally.notices]
+    notices = [item.text for item in recent([*own_notice, *look.tally.notices], now)]
     words = look.settings.confirm
     return listen(
         look.lines,
         look.next,
         asked_through=asked_through,
-        own_voice=lambda text: is_own_voice(text, utterances, notices, now),
+        users_words=lambda text: users_words(text, said, notices),
+        question=question,
+        asked_ms=asked_ms,
         yes_words=words.yes_words,
         no_words=words.no_words,
     )

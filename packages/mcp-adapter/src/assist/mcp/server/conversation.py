@@ -80,6 +80,7 @@ class Conversation:
     def on_event(self, event: dict[str, Any]) -> None:
         """A listener signal, on its reader thread."""
         now = time.monotonic()
+        self.barge_in.signal(event, now)
         kind = event.get("event")
         if kind == "loud":
             self.barge_in.loud(event)

@@ -38,6 +38,8 @@ class HeldMeeting:
     voice: Voice | None = None
     notice_said: Said | None = None
     utterances: list[Said] = attrs.Factory(list)
+    """Everything said in this watch: a wait's echo test keeps to the last 120 s of it (6.3),
+    `confirm`'s takes it all (14.1)."""
     state: str = "listening"
     waiting: bool = False
     left: anyio.Event = attrs.Factory(anyio.Event)

@@ -19,7 +19,6 @@ import mcp_types as types
 from assist.core import meeting_log, refusals, results
 from assist.core.batcher import Batch, Batcher, wait_timeout
 from assist.core.consent import LeaveReason
-from assist.core.echo import recent
 from assist.core.files import RAW_FILE
 from assist.core.gate import Hold
 from assist.core.lines import RawLine
@@ -111,7 +110,6 @@ async def _wait(
             return _after_leaving(watcher, meeting, batcher.so_far())
         meeting.cursor = polled.next
         now = watcher._clock()
-        meeting.utterances = recent(meeting.utterances, now)
         own_notice = [meeting.notice_said] if meeting.notice_said is not None else []
         step = batcher.poll(
             now,

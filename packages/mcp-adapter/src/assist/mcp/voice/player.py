@@ -12,6 +12,11 @@ device in small blocks and looks for a cut between blocks, so playback halts wit
 After a cut, `play` ignores chunks until `begin` starts the next line, so a chunk the engine
 finishes just after the cut can never sound.
 
+`pause` and `resume` (ours, for the helper's `pause` and `resume`, 16.3) hold the line where it
+is: the writer finishes the block it is writing and waits before the next one, keeping its place
+in the chunk and the queue; `resume` goes on from that very sample. A cut ends a pause too.
+While paused with a reference tee the writer feeds silence, as between lines.
+
 With a reference tee (`reference_tee`, when the server gave a socket for it) every block is
 also sent, just before it is written, to the listener that cancels it from the microphone,
 and between lines the writer feeds the stream IDLE_S blocks of silence, so the device never
@@ -66,6 +71,12 @@ class Player(Protocol):
     def cut(self) -> int:
         """Drop this line's remaining audio at once; the samples handed to the device before."""
 
+    def pause(self) -> int:
+        """Hand no more of this line to the device, keeping its place; the samples before."""
+
+    def resume(self) -> int:
+        """Go on from the sample where the line paused; the samples handed before."""
+
     def close(self) -> None:
         """Release the device."""
 
@@ -105,6 +116,13 @@ class SilentPlayer:
             self._cut = True
             return self._samples
 
+    def pause(self) -> int:
+        """Nothing plays, so nothing to hold: the samples counted so far."""
+        return self.wait()
+
+    def resume(self) -> int:
+        return self.wait()
+
     def close(self) -> None:
         pass
 
@@ -134,6 +152,8 @@ class SpeakerPlayer:
         self._busy = False  # the writer holds a chunk
         self._epoch = 0  # bumped by each cut; a chunk of an older epoch stops being written
         self._cut = False
+        self._paused = False
+        self._holding = False  # the writer waits, paused, between two blocks
         self._samples = 0
         self._failure: Exception | None = None
         self._writer = threading.Thread(
@@ -145,6 +165,7 @@ class SpeakerPlayer:
         with self._changed:
             self._samples = 0
             self._cut = False
+            self._paused = False
             self._failure = None
 
     def play(self, chunk: np.ndarray) -> None:
@@ -172,8 +193,25 @@ class SpeakerPlayer:
             self._changed.wait_for(lambda: not self._busy, timeout=CUT_WAIT_S)
             return self._samples
 
+    def pause(self) -> int:
+        """Hold after the block being written (within one block, as a cut)."""
+        with self._changed:
+            self._paused = True
+            self._changed.notify_all()
+            self._changed.wait_for(lambda: self._holding or not self._busy, timeout=CUT_WAIT_S)
+            return self._samples
+
+    def resume(self) -> int:
+        with self._changed:
+            self._paused = False
+            self._changed.notify_all()
+            return self._samples
+
     def close(self) -> None:
         with self._changed:
+            if self._paused:  # a paused line is not played out at the end
+                self._epoch += 1
+                self._drop_queued()
             self._chunks.append(None)
             self._changed.notify_all()
         self._writer.join(CLOSE_WAIT_S)
@@ -233,9 +271,8 @@ class SpeakerPlayer:
 
     def _write(self, chunk: np.ndarray, epoch: int) -> None:
         for start in range(0, len(chunk), self._block):
-            with self._changed:
-                if self._epoch != epoch:
-                    return
+            if not self._held(epoch):
+                return
             block = chunk[start : start + self._block]
             if self._tee is not None:
                 self._tee.played(block, time.monotonic())
@@ -243,6 +280,20 @@ class SpeakerPlayer:
                 self._tee.ran_dry()  # the write returns whether the device underflowed
             with self._changed:
                 self._samples += len(block)
+
+    def _held(self, epoch: int) -> bool:
+        """Wait out a pause before the next block; False once a cut ended this chunk."""
+        while True:
+            with self._changed:
+                if self._epoch != epoch or not self._paused:
+                    self._holding = False
+                    return self._epoch == epoch
+                self._holding = True
+                self._changed.notify_all()
+                if self._tee is None:
+                    self._changed.wait()
+                    continue
+            self._keep_running()  # paused with a tee: silence keeps its timeline unbroken
 
 
 def open_speakers(sample_rate: int) -> SpeakerPlayer:

@@ -12,6 +12,12 @@ with the audio handed to the device before the cut. A `stop` for any other id is
 say has had, or is about to have, its last event. `quit` (or EOF) ends reading at once; what
 was read before it is still handled.
 
+`pause` and `resume` (ours, 16.3) are acted on as soon as read too, for the say being handled
+only: `pause` holds its playback where it is (the engine goes on generating behind it) and is
+answered `paused`; `resume` goes on from the sample where it paused and is answered `resumed`.
+Each carries the audio handed to the device so far. A pause of a line already paused, a resume
+of one playing, and either for any other id are ignored; a `stop` cuts a paused line as any.
+
 Each say gets exactly one last event: `done`, `stopped` or `error`, sent only after its WAV (with
 `--save-dir`) is complete.
 """
@@ -31,7 +37,11 @@ from assist.core.engines import Engine
 from assist.core.protocol import (
     Done,
     Error,
+    Pause,
+    Paused,
     Quit,
+    Resume,
+    Resumed,
     Say,
     Speaking,
     Stop,
@@ -51,6 +61,7 @@ class _Line:
     say: Say
     cancelled: bool = False
     samples_at_cut: int = 0
+    paused: bool = False
 
 
 def same_id(left: object, right: object) -> bool:
@@ -81,10 +92,13 @@ class Service:
 
     # The reader thread's side.
 
-    def receive(self, request: Say | Stop | Quit | Error) -> bool:
+    def receive(self, request: Say | Stop | Pause | Resume | Quit | Error) -> bool:
         """Take one decoded request; False once reading must stop (`quit`)."""
         if isinstance(request, Stop):
             self._stop(request.id)
+            return True
+        if isinstance(request, Pause | Resume):
+            self._hold(request.id, isinstance(request, Pause))
             return True
         with self._changed:
             self._queue.append(None if isinstance(request, Quit) else request)
@@ -110,6 +124,19 @@ class Service:
                 else:
                     kept.append(item)
             self._queue = kept
+
+    def _hold(self, request_id: object, pause: bool) -> None:
+        """Pause or resume the say being handled, if it is `request_id` and not yet so."""
+        with self._changed:
+            line = self._current
+            if line is None or line.cancelled or not same_id(line.say.id, request_id):
+                return
+            if line.paused == pause:
+                return
+            line.paused = pause
+            samples = self._player.pause() if pause else self._player.resume()
+            event = Paused if pause else Resumed
+            self._output.emit(event(id=line.say.id, audio_s=self._seconds(samples)))
 
     # The main thread's side.
 

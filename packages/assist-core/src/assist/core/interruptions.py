@@ -1,0 +1,106 @@
+"""Whether a loud onset over the assistant's line is an interruption (behaviour.md 16.3).
+
+An onset that always stops the line is stopped by a cough, a door or an "mm-hm", and the rest
+of the answer is lost; people pause for those and go on. So an onset only **pauses** the line
+(the helper keeps its place). Words heard within the hold (`barge_in.hold_ms`) that are not a
+backchannel (`barge_in.backchannels`) **stop** it, as a person stops for someone who wants the
+floor; a hold that passes with none **resumes** it where it paused.
+
+Pure: the shell passes each onset, each recognised text and the time, and acts on the answer
+(`pause`, `stop`, `resume` or None, nothing to do). Times are seconds on one clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Literal
+
+import attrs
+from assist.core.answers import answer_words
+
+HOLD_MS = 1200
+"""How long a paused line waits for words: a backchannel or the first words of a real
+interruption are heard well within it, and a cough costs the user little more than a second."""
+
+HOLD_RANGE_MS = (100, 10_000)
+"""`barge_in.hold_ms` bounds: a shorter hold resumes before any word can be recognised; a
+longer one leaves the user in silence."""
+
+BACKCHANNELS: tuple[str, ...] = (
+    "mm",
+    "mhm",
+    "mm-hm",
+    "uh-huh",
+    "hmm",
+    "yeah",
+    "yep",
+    "right",
+    "okay",
+    "ok",
+    "I see",
+    "sure",
+    "got it",
+)
+"""The English backchannels of 16.3, the default of `barge_in.backchannels`: a listener's
+"go on", never a bid for the floor."""
+
+Action = Literal["pause", "stop", "resume"]
+
+
+def is_backchannel(text: str, backchannels: Iterable[str] = BACKCHANNELS) -> bool:
+    """True when every word of `text` belongs to a backchannel, one after another ("Mm-hm,
+    yeah."), or it holds no word at all (a cough heard as nothing). Case and punctuation
+    are ignored, as in the yes/no rule."""
+    words = answer_words(text)
+    phrases = [answer_words(phrase) for phrase in backchannels]
+    covered = [True] + [False] * len(words)  # covered[i]: the first i words are backchannels
+    for end in range(1, len(words) + 1):
+        covered[end] = any(
+            phrase
+            and len(phrase) <= end
+            and covered[end - len(phrase)]
+            and words[end - len(phrase) : end] == phrase
+            for phrase in phrases
+        )
+    return covered[-1]
+
+
+@attrs.define
+class Interruptions:
+    """The pause, stop or resume of one line of the assistant's."""
+
+    hold_s: float = HOLD_MS / 1000
+    backchannels: Sequence[str] = BACKCHANNELS
+    paused_at: float | None = None
+    """When the onset that paused the line was heard; None while it plays."""
+    stopped: bool = False
+
+    def onset(self, now: float) -> Action | None:
+        """A loud onset: pause a playing line (one already paused waits on)."""
+        if self.stopped or self.paused_at is not None:
+            return None
+        self.paused_at = now
+        return "pause"
+
+    def heard(self, text: str, at: float) -> Action | None:
+        """Words heard at `at`: they stop a paused line when heard within its hold (not
+        before the onset) and not a backchannel."""
+        if self.paused_at is None or not 0 <= at - self.paused_at <= self.hold_s:
+            return None
+        if is_backchannel(text, self.backchannels):
+            return None
+        self.paused_at = None
+        self.stopped = True
+        return "stop"
+
+    def due(self) -> float | None:
+        """When a paused line resumes if no words stop it first."""
+        return None if self.paused_at is None else self.paused_at + self.hold_s
+
+    def tick(self, now: float) -> Action | None:
+        """The time is `now`: a line whose hold has passed with no words resumes."""
+        due = self.due()
+        if due is None or now < due:
+            return None
+        self.paused_at = None
+        return "resume"
