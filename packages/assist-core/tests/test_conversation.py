@@ -84,3 +84,13 @@ def test_in_a_meeting_a_line_without_the_name_waits_to_settle() -> None:
     batcher = Batcher(started_at=0.0, timeout_s=30)
     line = RawLine(track="room", start_ms=0, end_ms=1, text="what time is it")
     assert not isinstance(batcher.poll(0.1, [line], name="Claude"), Batch)
+
+
+def test_the_own_lines_are_the_greeting_then_every_filler_and_goodbye_each_with_its_tone():
+    from assist.core.conversation import own_lines
+    from assist.core.fillers import FILLERS
+
+    lines = own_lines("Claude")
+    assert lines[0] == (greeting_text("Claude"), "warm")
+    assert [text for text, _ in lines[1 : 1 + len(FILLERS)]] == list(FILLERS)
+    assert len(set(lines)) == len(lines)

@@ -243,3 +243,8 @@ def test_a_third_partys_engine_that_designs_voices_gets_the_reference_as_qwen3_d
         "--engine", "designer", "--style", "calm", "--reference", str(voice),
     ]  # fmt: skip
     assert helper_arguments("designer", settings) == ["--engine", "designer", "--style", "calm"]
+
+
+def test_a_conversations_voice_is_asked_to_render_its_own_lines_ahead() -> None:
+    arguments = helper_arguments("piper", VoiceSettings(), own_lines="Claude")
+    assert arguments == ["--engine", "piper", "--own-lines", "Claude"]

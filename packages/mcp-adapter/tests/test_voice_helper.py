@@ -618,3 +618,52 @@ def test_memory_stays_flat_across_a_hundred_lines_of_varied_length(
     growth_mib = (rss[100] - rss[20]) / 1024
     print(f"espeak helper RSS, KiB after 20 and 100 lines: {rss}")
     assert growth_mib < 16, rss
+
+
+def rendered_lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
+def test_a_line_said_again_starts_from_memory_with_the_same_audio(
+    start_helper: StartHelper, tmp_path: Path
+) -> None:
+    rendered = tmp_path / "rendered.txt"
+    out = tmp_path / "out"
+    helper = start_helper(
+        "--engine", "fake", "--no-play", "--save-dir", str(out), FAKE_VOICE_RENDERED=str(rendered)
+    )
+    helper.ready()
+    for request_id in (1, 2):
+        helper.say(request_id, "one moment please")
+        assert helper.event()["event"] == "speaking"
+        assert helper.event()["event"] == "done"
+    helper.say(3, "one moment please", "warm")  # another tone is another line
+    assert [helper.event()["event"] for _ in range(2)] == ["speaking", "done"]
+    assert rendered_lines(rendered) == ["one moment please"] * 2
+    first, again = (soundfile.read(out / f"reply-{n}.wav", dtype="int16")[0] for n in (1, 2))
+    assert np.array_equal(first, again)
+
+
+def test_the_servers_own_lines_are_rendered_while_idle_and_a_say_never_waits_for_them(
+    start_helper: StartHelper, tmp_path: Path
+) -> None:
+    from assist.core.conversation import own_lines
+    from assist.core.fillers import FILLERS
+
+    rendered = tmp_path / "rendered.txt"
+    helper = start_helper(
+        "--engine", "fake", "--no-play", "--own-lines", "Claude",
+        FAKE_VOICE_RENDERED=str(rendered), FAKE_VOICE_WORD_S="0.05",
+    )  # fmt: skip
+    helper.ready()
+    helper.say(1, "a line of the agent's own")  # comes while the greeting is being prepared
+    assert [helper.event()["event"] for _ in range(2)] == ["speaking", "done"]
+    wanted = [text for text, _ in own_lines("Claude")]
+    deadline = time.monotonic() + EVENT_WAIT_S
+    while not set(wanted) <= set(rendered_lines(rendered)):
+        assert time.monotonic() < deadline, rendered_lines(rendered)
+        time.sleep(0.05)
+    helper.say(2, FILLERS[3])
+    assert [helper.event()["event"] for _ in range(2)] == ["speaking", "done"]
+    assert rendered_lines(rendered).count(FILLERS[3]) == 1  # said from memory, not again
+    assert rendered_lines(rendered).index("a line of the agent's own") <= 1

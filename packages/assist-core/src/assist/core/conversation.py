@@ -11,6 +11,8 @@ Pure: no clock, no I/O.
 
 from __future__ import annotations
 
+from assist.core.fillers import FILLERS
+
 GREETING = "Hi, it's {name}. I'm listening."
 """3 to 12 words with a name of up to 7: who speaks, and that the microphone is open."""
 
@@ -29,6 +31,22 @@ metre away, -20 dB or so), a person talking over it well above it."""
 CHARS_PER_S = 14.0
 """Speaking rate of the local voices (Piper, Kokoro, espeak at their defaults): about 14
 characters, or 2.6 words, a second; used to estimate how much of a cut line was heard."""
+
+
+GREETING_TONE = "warm"
+GOODBYE_TONE = "warm"
+FILLER_TONE = "neutral"
+"""The tones the server says its own lines in."""
+
+
+def own_lines(name: str) -> tuple[tuple[str, str], ...]:
+    """Every line the server says on its own in a conversation with the assistant `name`,
+    with its tone: what the voice renders ahead (behaviour 16.2), the greeting first."""
+    return (
+        (greeting_text(name), GREETING_TONE),
+        *((filler, FILLER_TONE) for filler in FILLERS),
+        *((goodbye, GOODBYE_TONE) for goodbye in GOODBYES.values()),
+    )
 
 
 def greeting_text(name: str) -> str:

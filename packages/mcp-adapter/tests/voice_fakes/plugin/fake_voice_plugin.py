@@ -11,7 +11,8 @@ word of a line picks a failure:
 - `print ...`  prints to stdout three ways (Python, fd 1, a child process) and then speaks;
 - `loud ...`   speaks at amplitude 1.5, beyond what a WAV can hold.
 
-Otherwise each word is 0.1 s of a 440 Hz tone, made after $FAKE_VOICE_WORD_S seconds.
+Otherwise each word is 0.1 s of a 440 Hz tone, made after $FAKE_VOICE_WORD_S seconds. With
+$FAKE_VOICE_RENDERED set, the text of every line it starts rendering is appended to that file.
 $FAKE_VOICE_LOAD=fail makes building fail; $FAKE_VOICE_CHECK is a reason it cannot run here.
 """
 
@@ -40,6 +41,10 @@ class FakeEngine:
     def stream(self, text: str, tone: str) -> Iterator[Any]:
         import numpy as np
 
+        rendered = os.environ.get("FAKE_VOICE_RENDERED")
+        if rendered:
+            with open(rendered, "a", encoding="utf-8") as log:
+                log.write(text + "\n")
         first = text.split()[0]
         if first == "fail":
             raise RuntimeError("synthesis failed")

@@ -125,10 +125,12 @@ def helper_arguments(
     config_dir: Path | None = None,
     no_play: bool = False,
     save_dir: str | os.PathLike[str] | None = None,
+    own_lines: str | None = None,
 ) -> list[str]:
     """The helper's arguments in the order of behaviour 9.2, with what of the settings the
     engine takes (`assist.core.settings.engine_voice`: a fallback is a stand-in), as its
-    spec's `designs_voices` says."""
+    spec's `designs_voices` says; `own_lines` names the assistant whose conversation lines
+    the helper renders ahead (16.2)."""
     taken = engine_voice(voice, designs_voices=designs_voices, stand_in=fallback)
     arguments = ["--engine", engine]
     if taken.speaker:
@@ -148,6 +150,8 @@ def helper_arguments(
         arguments.append("--no-play")
     if save_dir is not None:
         arguments += ["--save-dir", os.fspath(save_dir)]
+    if own_lines:
+        arguments += ["--own-lines", own_lines]
     return arguments
 
 

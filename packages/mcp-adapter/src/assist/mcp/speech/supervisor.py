@@ -103,7 +103,9 @@ class Voice:
     `assist-voice` command (tests use it for fake helpers); `registry` and `memory` replace
     the installed plugins and the machine's memory for the engine choice. `ready_within`
     None means `ready_limit(environ)`. `span` is what a switch to the fallback lasts for, as
-    the warning names it: a watch, or a command typed at a terminal.
+    the warning names it: a watch, or a command typed at a terminal. `own_lines` names the
+    assistant of a conversation, whose own lines (greeting, fillers, goodbyes) the helper
+    renders while idle, so they start from memory (behaviour 16.2).
     """
 
     def __init__(
@@ -122,9 +124,11 @@ class Voice:
         say_within: float = SAY_WITHIN_S,
         max_failures: int = MAX_FAILURES,
         span: str = "this watch",
+        own_lines: str | None = None,
     ) -> None:
         self._settings = settings
         self._span = span
+        self._own_lines = own_lines
         self._no_play = no_play
         self._save_dir = save_dir
         self._config_dir = config_dir
@@ -332,6 +336,7 @@ class Voice:
             config_dir=self._config_dir,
             no_play=self._no_play,
             save_dir=self._save_dir,
+            own_lines=self._own_lines,
         )
         return HelperProcess([*self._program, *arguments], engine)
 

@@ -61,6 +61,12 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--no-play", action="store_true", help="generate but do not play")
     parser.add_argument("--save-dir", help="also write each line as DIR/reply-<id>.wav")
     parser.add_argument(
+        "--own-lines",
+        metavar="NAME",
+        help="render the server's own lines of a conversation with the assistant NAME while "
+        "idle, so they start from memory",
+    )
+    parser.add_argument(
         "--list", action="store_true", help="list the registered engines and whether each can load"
     )
     return parser
@@ -77,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     attach(ENGINES, f"{PROGRAM}: ")  # the engines' own loggers, assist.voice.<engine>
 
     # Only now may anything that could print load: plugins, numpy, the engine's library.
+    from assist.core.conversation import own_lines
     from assist.core.protocol import Ready
 
     try:
@@ -110,7 +117,8 @@ def main(argv: list[str] | None = None) -> int:
         return LOAD_FAILED
 
     output.emit(Ready(engine=engine_name, sample_rate=int(engine.sample_rate), load_ms=load_ms))
-    service = Service(engine, player, output, save_dir)
+    prepare = own_lines(args.own_lines) if args.own_lines else ()
+    service = Service(engine, player, output, save_dir, prepare=prepare)
     reader = threading.Thread(
         target=read_requests, args=(sys.stdin.buffer, service), name="assist-voice-reader"
     )

@@ -20,6 +20,11 @@ of one playing, and either for any other id are ignored; a `stop` cuts a paused 
 
 Each say gets exactly one last event: `done`, `stopped` or `error`, sent only after its WAV (with
 `--save-dir`) is complete.
+
+A line rendered to its end is remembered (`memory`), so the same words in the same tone start
+from memory the next time; the lines the helper is asked to prepare (the server's own, 16.2)
+are rendered while nothing is queued, one chunk at a time, and given up the moment a request
+arrives, so preparing never delays a say by more than one chunk.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from assist.core.protocol import (
     audio_seconds,
     decode_request,
 )
+from assist.mcp.voice.memory import LineMemory
 from assist.mcp.voice.output import ProtocolOutput, log
 from assist.mcp.voice.player import Player
 from assist.mcp.voice.recording import save_reply
@@ -79,9 +85,12 @@ class Service:
         output: ProtocolOutput,
         save_dir: Path | None = None,
         clock: Callable[[], float] = time.perf_counter,
+        prepare: Iterable[tuple[str, str]] = (),
     ) -> None:
         self._engine = engine
         self._rate = int(engine.sample_rate)
+        self._memory = LineMemory(self._rate)
+        self._to_prepare: deque[tuple[str, str]] = deque(prepare)
         self._player = player
         self._output = output
         self._save_dir = save_dir
@@ -143,6 +152,7 @@ class Service:
     def serve(self) -> None:
         """Handle queued requests in order until `quit`, EOF, or the parent stops listening."""
         while not self._output.broken:
+            self._prepare_while_idle()
             item = self._next()
             if item is None:
                 return
@@ -150,6 +160,29 @@ class Service:
                 self._output.emit(item)
             else:
                 self._say(item)
+
+    def _prepare_while_idle(self) -> None:
+        """Render the lines to prepare until one is done each time, or a request comes."""
+        while self._to_prepare and not self._queue:
+            text, tone = self._to_prepare[0]
+            if self._memory.recall(text, tone) is None:
+                made: list[np.ndarray] = []
+                produced: Iterable[Any] = self._engine.stream(text, tone)
+                try:
+                    for audio in produced:
+                        made.append(np.array(audio, dtype=np.float32).reshape(-1))
+                        if self._queue:
+                            return  # a request came: serve it, prepare this line later
+                finally:
+                    close = getattr(produced, "close", None)
+                    if close is not None:
+                        close()
+                self._memory.keep(text, tone, [chunk for chunk in made if chunk.size])
+            self._to_prepare.popleft()
+
+    def remembers(self, text: str, tone: str) -> bool:
+        """Whether the line would start from memory (for tests and measurement)."""
+        return self._memory.recall(text, tone) is not None
 
     def _next(self) -> _Line | Error | None:
         """The next request; a say becomes the current line in the same step, so a stop can
@@ -192,7 +225,12 @@ class Service:
 
         The say's text is already trimmed and never empty, its emotion one of the six tones
         (`decode_request` answers an empty say with an error of its own)."""
-        produced: Iterable[Any] = self._engine.stream(line.say.text, line.say.emotion)
+        text, tone = line.say.text, line.say.emotion
+        remembered = self._memory.recall(text, tone)
+        produced: Iterable[Any] = (
+            remembered if remembered is not None else self._engine.stream(text, tone)
+        )
+        made: list[np.ndarray] = []
         first = True
         try:
             for audio in produced:
@@ -200,6 +238,7 @@ class Service:
                 chunk = np.array(audio, dtype=np.float32).reshape(-1)
                 if not chunk.size:
                     continue
+                made.append(chunk)
                 with self._changed:
                     if line.cancelled:
                         return 0
@@ -217,6 +256,8 @@ class Service:
             close = getattr(produced, "close", None)
             if close is not None:
                 close()  # ends the engine's generator here, on the engine's thread
+        if remembered is None:
+            self._memory.keep(text, tone, made)
         return self._player.wait()
 
     def _save(self, request_id: object, kept: list[np.ndarray] | None, samples: int) -> None:
