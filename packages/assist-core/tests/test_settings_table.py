@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import attrs
 from assist.core.answers import answer_words
 from assist.core.engines import ENGINE_PACKAGES
 from assist.core.interruptions import HOLD_RANGE_MS
@@ -77,6 +78,17 @@ def test_every_key_is_named_once_and_lives_in_one_place_in_the_file() -> None:
     assert len(set(KEYS)) == len(KEYS)
     assert len({key.path for key in SETTINGS}) == len(SETTINGS)
     assert len({key.attribute for key in SETTINGS}) == len(SETTINGS)
+
+
+def test_every_field_of_settings_is_a_key_of_the_table() -> None:
+    fields = set()
+    for part in attrs.fields(Settings):
+        if attrs.has(type(getattr(Settings(), part.name))):
+            inner = attrs.fields(type(getattr(Settings(), part.name)))
+            fields |= {f"{part.name}.{field.name}" for field in inner}
+        else:
+            fields.add(part.name)
+    assert fields == {key.attribute for key in SETTINGS}
 
 
 def test_each_default_is_what_an_empty_file_reads_as_and_what_describe_shows_then() -> None:
