@@ -5,6 +5,11 @@ read, how `assist config` takes it from the command line, how `describe` shows i
 lives in the JSON document and which attribute of `Settings` holds it; the attrs classes give
 the defaults. Reading, setting and describing are loops over that table.
 
+Adding a key is a typed field with its default on its section's class, and a row in `SETTINGS`
+naming a `Kind` (an existing one, or a new one made as `whole_number` makes bounded integers);
+its place in the row order is its place in `assist config`'s listing. Tests fail for a field
+without a row, a kind without test values, and a key the spec does not document.
+
 Reading falls back per key (behaviour.md 2.1): one bad value takes its default with a
 warning naming the key, and the rest of the file still applies. Writing goes through
 `set_key`, which parses the command-line value exactly as 2.3 says and returns a new

@@ -1,6 +1,6 @@
-"""The environment variables in the code and in docs/behaviour.md 2.5 are those of the table in
-`assist.core.environment`: the doc's table is generated from it, and no module names a variable
-that the table does not hold."""
+"""The spec's tables follow the code's: the environment variables of docs/behaviour.md 2.5 are
+generated from the table in `assist.core.environment`, no module names a variable that table does
+not hold, and every key of `assist config` (`assist.core.settings.SETTINGS`) is documented."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import re
 from pathlib import Path
 
 from assist.core import environment
+from assist.core.settings import KEYS
 
 ROOT = Path(__file__).resolve().parents[1]
 BEHAVIOUR = ROOT / "docs" / "behaviour.md"
@@ -67,3 +68,8 @@ def test_every_variable_of_the_table_is_read_somewhere() -> None:
         name for name, value in vars(environment).items() if isinstance(value, environment.Variable)
     }
     assert named - used == set()
+
+
+def test_every_key_of_assist_config_is_documented() -> None:
+    text = BEHAVIOUR.read_text(encoding="utf-8")
+    assert [key for key in KEYS if f"`{key}`" not in text] == []
