@@ -16,11 +16,10 @@ from pathlib import Path
 from types import ModuleType
 
 import attrs
+from assist.core import environment
 
-PLAY_INTO_VARIABLE = "ASSIST_PLAY_INTO"
-"""A FIFO the voice helper plays into instead of the speakers (tests, `assist demo --talk`)."""
-LISTEN_FROM_VARIABLE = "ASSIST_LISTEN_FROM"
-"""A file or FIFO a conversation's listener hears instead of the microphone."""
+PLAY_INTO_VARIABLE = environment.PLAY_INTO.name
+LISTEN_FROM_VARIABLE = environment.LISTEN_FROM.name
 OS_RELEASE = Path("/etc/os-release")
 INSTALL_BY_FAMILY = {
     "debian": "sudo apt install libportaudio2",

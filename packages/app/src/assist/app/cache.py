@@ -14,11 +14,11 @@ import os
 import shutil
 from pathlib import Path
 
+from assist.core import environment
+
 APP = "assist"
-VOICE_CACHE_VARIABLE = "ASSIST_VOICE_CACHE"
-"""Overrides the voice engines' cache root, as for the rest of assist (behaviour.md 8.8)."""
-STT_CACHE_VARIABLE = "ASSIST_STT_CACHE"
-"""Overrides the recognisers' cache root."""
+VOICE_CACHE_VARIABLE = environment.VOICE_CACHE.name
+STT_CACHE_VARIABLE = environment.STT_CACHE.name
 
 
 def voice_cache_root(given: str | None) -> Path:

@@ -21,6 +21,8 @@ from __future__ import annotations
 import math
 import struct
 
+from assist.core import environment
+
 RATE_HZ = 16_000
 """The reference's rate: the listener's own, so it goes to the canceller as it comes."""
 MAGIC = b"aref"
@@ -28,8 +30,7 @@ HEADER = struct.Struct("<4sdI")
 MAX_SAMPLES = 8_000
 """At most 0.5 s per datagram: far over the helper's 50 ms blocks, well under the datagram
 size every Unix socket takes."""
-VARIABLE = "ASSIST_ECHO_REFERENCE"
-"""The socket path the server gives its voice helper: where to send what it plays."""
+VARIABLE = environment.ECHO_REFERENCE.name
 
 
 def encode(sounds_at: float, timeline: int, pcm: bytes) -> bytes:

@@ -17,6 +17,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 import pluggy
+from assist.core import environment
 from assist.core.plugins import PluginKind
 
 GROUP = "assist.voices"
@@ -37,10 +38,8 @@ another platform is never told to install them."""
 
 GIB = 2**30
 
-ALLOW_VARIABLE = "ASSIST_VOICES"
-"""Comma-separated entry-point names: when set, only these engine plugins are loaded."""
-BLOCK_VARIABLE = "ASSIST_VOICES_BLOCK"
-"""Comma-separated entry-point names that are never loaded."""
+ALLOW_VARIABLE = environment.VOICES.name
+BLOCK_VARIABLE = environment.VOICES_BLOCK.name
 
 hookspec = pluggy.HookspecMarker(GROUP)
 hookimpl = pluggy.HookimplMarker(GROUP)

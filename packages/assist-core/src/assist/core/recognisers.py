@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import attrs
 import pluggy
+from assist.core import environment
 from assist.core.plugins import PluginKind
 
 GROUP = "assist.stt"
@@ -29,10 +30,8 @@ RECOGNISER_PACKAGES: dict[str, str] = {
 }
 """The distribution that offers each recogniser we ship, to name what to install."""
 
-ALLOW_VARIABLE = "ASSIST_STT"
-"""Comma-separated entry-point names: when set, only these recogniser plugins are loaded."""
-BLOCK_VARIABLE = "ASSIST_STT_BLOCK"
-"""Comma-separated entry-point names that are never loaded."""
+ALLOW_VARIABLE = environment.STT.name
+BLOCK_VARIABLE = environment.STT_BLOCK.name
 
 AUTO = "auto"
 """The `listen.stt` value (and `--stt` argument) that leaves the choice to `rank`."""

@@ -1,5 +1,15 @@
 """The settings file: its shape and defaults, reading it per key, and `assist config` writes.
 
+Every key is one row of the table `SETTINGS`: its name, its `Kind` (how the file's value is
+read, how `assist config` takes it from the command line, how `describe` shows it), where it
+lives in the JSON document and which attribute of `Settings` holds it; the attrs classes give
+the defaults. Reading, setting and describing are loops over that table.
+
+Adding a key is a typed field with its default on its section's class, and a row in `SETTINGS`
+naming a `Kind` (an existing one, or a new one made as `whole_number` makes bounded integers);
+its place in the row order is its place in `assist config`'s listing. Tests fail for a field
+without a row, a kind without test values, and a key the spec does not document.
+
 Reading falls back per key (behaviour.md 2.1): one bad value takes its default with a
 warning naming the key, and the rest of the file still applies. Writing goes through
 `set_key`, which parses the command-line value exactly as 2.3 says and returns a new
@@ -16,8 +26,9 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable, Collection, Sequence
+from functools import reduce
 from pathlib import PurePath
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
 import attrs
 from assist.core import json_text
@@ -27,8 +38,6 @@ from assist.core.files import VOICE_JSON
 from assist.core.interruptions import BACKCHANNELS, HOLD_MS, HOLD_RANGE_MS
 from assist.core.json_values import json_kind, show
 from assist.core.recognisers import RECOGNISER_PACKAGES
-
-T = TypeVar("T")
 
 U32_MAX = 2**32 - 1
 """The counts are unsigned 32-bit integers in Ambient's config; larger values would make
@@ -136,251 +145,57 @@ class SettingError(ValueError):
     """A value `assist config` refuses; the message says why and what to do."""
 
 
-OPTIONAL_TEXT_KEYS: tuple[str, ...] = (
-    "voice.speaker",
-    "voice.style",
-    "voice.description",
-    "voice.cue",
-    "voice.reference",
-    "voice.helper_dir",
-)
-"""Keys holding free text or a path, where `default` or an empty value means null."""
+@attrs.frozen
+class Installed:
+    """The names the installed plugins register: besides the ones we ship, what an engine
+    value (`voice.engine`, `voice.fallback`) or a recogniser value (`listen.stt`) may name."""
 
-DURATION_KEYS: tuple[str, ...] = ("conversation.max_s", "conversation.idle_s")
-"""Conversation ceilings (13): whole numbers of seconds of at least 1, since a ceiling of zero
-would end every conversation at once. `conversation.end_silence_ms` has the bounds of
-`listen.end_silence_ms`."""
-
-WORD_LIST_KEYS: tuple[str, ...] = ("confirm.yes_words", "confirm.no_words", "barge_in.backchannels")
-"""The yes/no phrase lists (14.1) and the backchannels (16.3); given at the command line as
-phrases separated by commas."""
-
-PHRASE_SEPARATOR = ","
-
-KEYS: tuple[str, ...] = (
-    "assistant",
-    "assistant.name",
-    "assistant.cooldown_s",
-    "assistant.max_per_meeting",
-    "voice.engine",
-    *OPTIONAL_TEXT_KEYS,
-    "voice.fallback",
-    "sessions_dir",
-    "conversation.fillers",
-    *DURATION_KEYS,
-    "conversation.end_silence_ms",
-    *WORD_LIST_KEYS[:2],
-    "barge_in",
-    "barge_in.hold_ms",
-    WORD_LIST_KEYS[2],
-)
-"""The keys of `assist config KEY VALUE`, in the order of behaviour.md 2.3, then those of
-13, 14.1, 14.2 and 16.3."""
-
-LISTEN_KEYS: tuple[str, ...] = (
-    "listen.stt",
-    "listen.model",
-    "listen.device",
-    "listen.call_device",
-    "listen.end_silence_ms",
-)
-"""The keys of `assist listen` (behaviour.md 12.6), after those of 2.3."""
-KEYS = (*KEYS, *LISTEN_KEYS)
-
-SWITCHED_SECTIONS: tuple[str, ...] = ("assistant", "barge_in")
-"""Keys that switch a section on or off and live in it as `enabled`. `barge_in` was a plain
-boolean before its section had keys (16.3), and is still read in that form."""
-
-JSON_PATHS: dict[str, tuple[str, ...]] = {
-    key: (key, "enabled") if key in SWITCHED_SECTIONS else tuple(key.split(".")) for key in KEYS
-}
-"""Where each key lives in the JSON document (`assistant` is `assistant.enabled`)."""
+    engines: Collection[str] = ()
+    recognisers: Collection[str] = ()
 
 
-# Reading ---------------------------------------------------------------------------------
+# Kinds of value --------------------------------------------------------------------------
 
 
-def parse_settings(
-    data: object, *, engines: Collection[str] = (), recognisers: Collection[str] = ()
-) -> tuple[Settings, list[str]]:
-    """The settings in a parsed JSON document, with a warning for each value not used.
+@attrs.frozen
+class Kind:
+    """One type of value in its three forms: in the file, on the command line, and shown by
+    `describe` (in the form the command line takes back, so a shown value can be set again)."""
 
-    `data` is what `json.loads` gave for the file (pass `{}` for a missing file). Anything
-    but an object means every default and one warning. `engines` and `recognisers` are the
-    names the installed plugins register (the ones we ship are always accepted).
-    """
-    defaults = Settings()
-    if not isinstance(data, dict):
-        return defaults, [
-            f"the config file holds a JSON {json_kind(data)}, not an object, so every "
-            "setting takes its default (the assistant is off); fix or remove the file, "
-            "or set values with `assist config KEY VALUE`"
-        ]
-    warnings: list[str] = []
-    section = _section(data, "assistant", warnings)
-    assistant = AssistantSettings(
-        enabled=_read(section, "assistant.enabled", _bool_value, False, warnings),
-        name=_read(section, "assistant.name", _name_value, "Claude", warnings),
-        cooldown_s=_read(section, "assistant.cooldown_s", _u32_value, 60, warnings),
-        max_per_meeting=_read(section, "assistant.max_per_meeting", _u32_value, 10, warnings),
-    )
-    section = _section(data, "voice", warnings)
-    voice = VoiceSettings(
-        engine=_read(section, "voice.engine", _engine_reader(engines, False), None, warnings),
-        speaker=_read(section, "voice.speaker", _text_value, None, warnings),
-        style=_read(section, "voice.style", _text_value, None, warnings),
-        description=_read(section, "voice.description", _text_value, None, warnings),
-        cue=_read(section, "voice.cue", _text_value, None, warnings),
-        reference=_read(section, "voice.reference", _text_value, None, warnings),
-        helper_dir=_read(section, "voice.helper_dir", _text_value, None, warnings),
-        fallback=_read(section, "voice.fallback", _engine_reader(engines, True), None, warnings),
-    )
-    sessions_dir = _read(data, "sessions_dir", _text_value, None, warnings)
-    talk = _talk_sections(data, warnings)
-    listen = _listen(data, recognisers, warnings)
-    barge_in, interruptions = _barge_in(data, warnings)
-    return Settings(
-        sessions_dir,
-        assistant,
-        voice,
-        *talk,
-        listen=listen,
-        barge_in=barge_in,
-        interruptions=interruptions,
-    ), warnings
+    read: Callable[[object, Installed], Any]
+    """The file's JSON value as the setting's; TypeError or ValueError says why it is unusable."""
+    parse: Callable[[str, str, Installed], Any]
+    """(key, trimmed text) -> the JSON value `assist config` stores; SettingError says why not."""
+    show: Callable[[Any], str]
+    """The setting's value as `assist config KEY VALUE` takes it."""
+    null_is_default: bool = False
+    """A null in the file means the default, silently: what `assist config KEY default` stores."""
 
 
-def _barge_in(data: dict[str, Any], warnings: list[str]) -> tuple[bool, InterruptionSettings]:
-    """The `barge_in` switch, as a plain boolean (the older form) or its section's `enabled`,
-    and the section's hold and backchannels (16.3)."""
-    if not isinstance(data.get("barge_in"), dict):
-        return _read(data, "barge_in", _bool_value, True, warnings), InterruptionSettings()
-    section = data["barge_in"]
-    enabled = _read(section, "barge_in.enabled", _bool_value, True, warnings)
-    return enabled, InterruptionSettings(
-        hold_ms=_read(section, "barge_in.hold_ms", _hold_value, HOLD_MS, warnings),
-        backchannels=_read_phrases(section, "barge_in.backchannels", BACKCHANNELS, warnings),
-    )
-
-
-def _hold_value(value: object) -> int:
-    low, high = HOLD_RANGE_MS
-    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
-        raise ValueError(f"expected a whole number of milliseconds from {low} to {high}")
-    return value
-
-
-def _talk_sections(
-    data: dict[str, Any], warnings: list[str]
-) -> tuple[ConversationSettings, ConfirmSettings]:
-    """The `conversation` and `confirm` sections (13, 14.1), each key falling back alone."""
-    section = _section(data, "conversation", warnings)
-    conversation = ConversationSettings(
-        fillers=_read(section, "conversation.fillers", _bool_value, True, warnings),
-        max_s=_read(section, "conversation.max_s", _duration_value, 600, warnings),
-        idle_s=_read(section, "conversation.idle_s", _duration_value, 90, warnings),
-        end_silence_ms=_read(
-            section, "conversation.end_silence_ms", _end_silence_value, 1000, warnings
-        ),
-    )
-    section = _section(data, "confirm", warnings)
-    confirm = ConfirmSettings(
-        yes_words=_read_phrases(section, "confirm.yes_words", YES_WORDS, warnings),
-        no_words=_read_phrases(section, "confirm.no_words", NO_WORDS, warnings),
-    )
-    return conversation, confirm
-
-
-def _read_phrases(
-    section: dict[str, Any], key: str, default: tuple[str, ...], warnings: list[str]
-) -> tuple[str, ...]:
-    """A phrase list; null (what `assist config KEY default` stores) means the default."""
-    if section.get(key.rsplit(".", 1)[-1]) is None:
-        return default
-    return _read(section, key, _phrases_value, default, warnings)
-
-
-def _listen(
-    data: dict[str, Any], recognisers: Collection[str], warnings: list[str]
-) -> ListenSettings:
-    section = _section(data, "listen", warnings)
-    return ListenSettings(
-        stt=_read(section, "listen.stt", _recogniser_reader(recognisers), None, warnings),
-        model=_read(section, "listen.model", _text_value, None, warnings),
-        device=_read(section, "listen.device", _text_value, None, warnings),
-        call_device=_read(section, "listen.call_device", _text_value, None, warnings),
-        end_silence_ms=_read(
-            section, "listen.end_silence_ms", _end_silence_value, END_SILENCE_MS, warnings
-        ),
-    )
-
-
-def _recogniser_reader(recognisers: Collection[str]) -> Callable[[object], str | None]:
-    def read(value: object) -> str | None:
-        if not isinstance(value, str):
-            raise TypeError("expected a recogniser name, auto or null")
-        name = value.strip().lower()
-        if name in AUTO_WORDS or not name:
-            return None
-        if name in usable_names(recognisers, RECOGNISER_PACKAGES):
-            return name
-        raise ValueError(not_installed("recogniser", "recognisers", name, recognisers))
-
-    return read
-
-
-def _end_silence_value(value: object) -> int:
-    low, high = END_SILENCE_RANGE_MS
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected a whole number of milliseconds from {low} to {high}")
-    if not low <= value <= high:
-        raise ValueError(f"expected a whole number of milliseconds from {low} to {high}")
-    return value
-
-
-def _section(data: dict[str, Any], name: str, warnings: list[str]) -> dict[str, Any]:
-    value = data.get(name)
-    if value is None:
-        return {}
-    if isinstance(value, dict):
-        return value
-    warnings.append(
-        f"config: {name} is {show(value)}, not an object, so every {name} setting takes its default"
-    )
-    return {}
-
-
-def _read(
-    section: dict[str, Any],
-    key: str,
-    check: Callable[[object], T],
-    default: T,
-    warnings: list[str],
-) -> T:
-    """The value of `key` in its section, or `default` (with a warning when it was there)."""
-    field = key.rsplit(".", 1)[-1]
-    if field not in section:
-        return default
-    value = section[field]
-    if value is None and default is None:
-        return default
-    try:
-        return check(value)
-    except (TypeError, ValueError) as problem:
-        warnings.append(
-            f"config: {key} is {show(value)}, which is not usable ({problem}); "
-            f"using the default, {show(default)}"
-        )
-        return default
-
-
-def _bool_value(value: object) -> bool:
+def _bool_value(value: object, installed: Installed) -> bool:
     if not isinstance(value, bool):
         raise TypeError("expected true or false")
     return value
 
 
-def _name_value(value: object) -> str:
+def _parse_bool(key: str, text: str, installed: Installed) -> bool:
+    word = text.lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    raise SettingError(
+        f"{key} not changed: {text!r} is not a recognised boolean; use one of "
+        f"{', '.join(TRUE_WORDS)} to switch it on, or {', '.join(FALSE_WORDS)} to switch it off"
+    )
+
+
+ON_OFF = Kind(_bool_value, _parse_bool, lambda on: "on" if on else "off")
+YES_NO = Kind(_bool_value, _parse_bool, lambda on: "yes" if on else "no")
+"""Booleans (2.3): the same words set them; the master switch reads back as on or off."""
+
+
+def _name_value(value: object, installed: Installed) -> str:
     if not isinstance(value, str):
         raise TypeError("expected a string")
     if not value.strip():
@@ -388,23 +203,124 @@ def _name_value(value: object) -> str:
     return value.strip()
 
 
-def _u32_value(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected a whole number from 0 to {U32_MAX}")
-    if not 0 <= value <= U32_MAX:
-        raise ValueError(f"expected a whole number from 0 to {U32_MAX}")
-    return value
+def _parse_name(key: str, text: str, installed: Installed) -> str:
+    if not text:
+        raise SettingError(
+            f"{key} not changed: the name is empty; give the name people will "
+            f"call the assistant, for example: assist config {key} Claude"
+        )
+    return text
 
 
-def _duration_value(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"expected a whole number from 1 to {U32_MAX}")
-    if not 1 <= value <= U32_MAX:
-        raise ValueError(f"expected a whole number from 1 to {U32_MAX}")
-    return value
+NAME = Kind(_name_value, _parse_name, str)
+"""A name people call out: trimmed, never empty."""
 
 
-def _phrases_value(value: object) -> tuple[str, ...]:
+def whole_number(low: int, high: int, *, example: int, unit: str = "") -> Kind:
+    """Whole numbers from `low` to `high`; `unit` and `example` go in the refusals."""
+    expected = f"a whole number{unit} from {low} to {high}"
+
+    def read(value: object, installed: Installed) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"expected {expected}")
+        if not low <= value <= high:
+            raise ValueError(f"expected {expected}")
+        return value
+
+    def parse(key: str, text: str, installed: Installed) -> int:
+        if text.isascii() and text.isdigit() and low <= int(text) <= high:
+            return int(text)
+        raise SettingError(
+            f"{key} not changed: {text!r} is not {expected}; give a number such as {example}"
+        )
+
+    return Kind(read, parse, str)
+
+
+COUNT = whole_number(0, U32_MAX, example=60)
+DURATION = whole_number(1, U32_MAX, example=90)
+"""Conversation ceilings (13), in seconds: at least 1, since a ceiling of zero would end every
+conversation at once."""
+END_SILENCE = whole_number(*END_SILENCE_RANGE_MS, example=END_SILENCE_MS, unit=" of milliseconds")
+HOLD = whole_number(*HOLD_RANGE_MS, example=HOLD_MS, unit=" of milliseconds")
+
+
+def _text_value(value: object, installed: Installed) -> str | None:
+    if not isinstance(value, str):
+        raise TypeError("expected a string or null")
+    text = value.strip()
+    return None if not text or text.lower() == "default" else text
+
+
+TEXT = Kind(
+    _text_value,
+    lambda key, text, installed: _text_value(text, installed),
+    lambda text: text or "default",
+    null_is_default=True,
+)
+"""Free text or a path, where `default` or an empty value means null (the default here)."""
+
+
+def _engine(allow_none: bool) -> Kind:
+    """An engine name, or `auto`; a fallback may also be `none`."""
+    none = (NO_FALLBACK,) if allow_none else ()
+
+    def read(value: object, installed: Installed) -> str | None:
+        if not isinstance(value, str):
+            raise TypeError(f"expected an engine name{''.join(f', {n}' for n in none)} or null")
+        name = value.strip().lower()
+        if name in AUTO_WORDS:
+            return None
+        if name in (*usable_names(installed.engines, ENGINE_PACKAGES), *none):
+            return name
+        raise ValueError(not_installed("voice engine", "engines", name, installed.engines))
+
+    def parse(key: str, text: str, installed: Installed) -> str | None:
+        try:
+            return read(text, installed)
+        except ValueError as why:
+            valid = (*AUTO_WORDS, *usable_names(installed.engines, ENGINE_PACKAGES), *none)
+            raise SettingError(
+                f"{key} not changed: {text!r} is not a voice engine: {why}; "
+                f"the valid values are: {', '.join(valid)}"
+            ) from None
+
+    return Kind(read, parse, lambda name: name or "auto", null_is_default=True)
+
+
+ENGINE = _engine(allow_none=False)
+FALLBACK = _engine(allow_none=True)
+
+
+def _recogniser_value(value: object, installed: Installed) -> str | None:
+    if not isinstance(value, str):
+        raise TypeError("expected a recogniser name, auto or null")
+    name = value.strip().lower()
+    if name in AUTO_WORDS or not name:
+        return None
+    if name in usable_names(installed.recognisers, RECOGNISER_PACKAGES):
+        return name
+    raise ValueError(not_installed("recogniser", "recognisers", name, installed.recognisers))
+
+
+def _parse_recogniser(key: str, text: str, installed: Installed) -> str | None:
+    try:
+        return _recogniser_value(text, installed)
+    except ValueError as problem:
+        raise SettingError(
+            f"{key} not changed: {show(text)} is not usable ({problem}); "
+            "give a recogniser name such as whisper"
+        ) from None
+
+
+RECOGNISER = Kind(
+    _recogniser_value, _parse_recogniser, lambda name: name or "auto", null_is_default=True
+)
+
+PHRASE_SEPARATOR = ","
+
+
+def _phrases_value(value: object, installed: Installed) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise TypeError("expected a list of phrases (strings)")
     phrases = tuple(item.strip() for item in value)
@@ -423,26 +339,193 @@ def _check_phrase(phrase: str) -> None:
         raise ValueError(f"the phrase {phrase!r} holds no word")
 
 
-def _text_value(value: object) -> str | None:
-    if not isinstance(value, str):
-        raise TypeError("expected a string or null")
-    text = value.strip()
-    return None if not text or text.lower() == "default" else text
+def _parse_phrases(key: str, text: str, installed: Installed) -> list[str] | None:
+    """Phrases separated by commas; `default` (or nothing) means the English defaults."""
+    if not text or text.lower() == "default":
+        return None
+    phrases = [part.strip() for part in text.split(PHRASE_SEPARATOR) if part.strip()]
+    if not phrases:
+        raise SettingError(
+            f"{key} not changed: {text!r} holds no phrase; give phrases separated by commas, "
+            f'for example: assist config {key} "yes, go ahead", or default for the English ones'
+        )
+    for phrase in phrases:
+        if not answer_words(phrase):
+            raise SettingError(
+                f"{key} not changed: {phrase!r} holds no word (only letters and digits "
+                "count); give phrases separated by commas, or default for the English ones"
+            )
+    return phrases
 
 
-def _engine_reader(engines: Collection[str], allow_none: bool) -> Callable[[object], str | None]:
-    def read(value: object) -> str | None:
-        if not isinstance(value, str):
-            none = f", {NO_FALLBACK}" if allow_none else ""
-            raise TypeError(f"expected an engine name{none} or null")
-        name = value.strip().lower()
-        if name in AUTO_WORDS:
-            return None
-        if name in usable_names(engines, ENGINE_PACKAGES) or (allow_none and name == NO_FALLBACK):
-            return name
-        raise ValueError(not_installed("voice engine", "engines", name, engines))
+PHRASES = Kind(
+    _phrases_value,
+    _parse_phrases,
+    lambda phrases: f"{PHRASE_SEPARATOR} ".join(phrases),
+    null_is_default=True,
+)
+"""A list of phrases (14.1, 16.3), given at the command line separated by commas."""
 
-    return read
+
+# The table -------------------------------------------------------------------------------
+
+
+@attrs.frozen
+class Key:
+    """One key of `assist config`: its name, its kind, where it lives in the JSON document,
+    and which attribute of `Settings` holds it (whose class gives the default)."""
+
+    name: str
+    kind: Kind
+    path: tuple[str, ...] = attrs.field(
+        default=attrs.Factory(lambda key: tuple(key.name.split(".")), takes_self=True)
+    )
+    """Where in the file: the name's parts, unless the key switches a section (`enabled`)."""
+    attribute: str = attrs.field(default=attrs.Factory(lambda key: key.name, takes_self=True))
+    """Where in `Settings`, dotted as the name is."""
+
+    def value_in(self, settings: Settings) -> Any:
+        """This key's value in `settings`."""
+        return reduce(getattr, self.attribute.split("."), settings)
+
+    @property
+    def default(self) -> Any:
+        """The value when the file does not give one."""
+        return self.value_in(Settings())
+
+
+SETTINGS: tuple[Key, ...] = (
+    Key("assistant", ON_OFF, path=("assistant", "enabled"), attribute="assistant.enabled"),
+    Key("assistant.name", NAME),
+    Key("assistant.cooldown_s", COUNT),
+    Key("assistant.max_per_meeting", COUNT),
+    Key("voice.engine", ENGINE),
+    Key("voice.speaker", TEXT),
+    Key("voice.style", TEXT),
+    Key("voice.description", TEXT),
+    Key("voice.cue", TEXT),
+    Key("voice.reference", TEXT),
+    Key("voice.helper_dir", TEXT),
+    Key("voice.fallback", FALLBACK),
+    Key("sessions_dir", TEXT),
+    Key("conversation.fillers", YES_NO),
+    Key("conversation.max_s", DURATION),
+    Key("conversation.idle_s", DURATION),
+    Key("conversation.end_silence_ms", END_SILENCE),
+    Key("confirm.yes_words", PHRASES),
+    Key("confirm.no_words", PHRASES),
+    Key("barge_in", YES_NO, path=("barge_in", "enabled")),
+    Key("barge_in.hold_ms", HOLD, attribute="interruptions.hold_ms"),
+    Key("barge_in.backchannels", PHRASES, attribute="interruptions.backchannels"),
+    Key("listen.stt", RECOGNISER),
+    Key("listen.model", TEXT),
+    Key("listen.device", TEXT),
+    Key("listen.call_device", TEXT),
+    Key("listen.end_silence_ms", END_SILENCE),
+)
+"""Every key of `assist config KEY VALUE`, in the order of behaviour.md 2.3, then those of 13,
+14.1, 14.2, 16.3 and 12.6; `parse_settings`, `set_key` and `describe` are loops over it. A key
+is at most one section deep."""
+
+KEYS: tuple[str, ...] = tuple(key.name for key in SETTINGS)
+JSON_PATHS: dict[str, tuple[str, ...]] = {key.name: key.path for key in SETTINGS}
+_BY_NAME: dict[str, Key] = {key.name: key for key in SETTINGS}
+
+PLAIN_SWITCHES: tuple[str, ...] = ("barge_in",)
+"""Sections that were a plain boolean before they had keys (16.3): that older form is read,
+and kept when a key of the section is set, as the section's `enabled`."""
+
+
+def _current_form(doc: dict[str, Any], sections: Collection[str]) -> dict[str, Any]:
+    """`doc` with each of `sections` that is an older plain switch turned into its section."""
+    older = {
+        name: {"enabled": doc[name]}
+        for name in sections
+        if name in PLAIN_SWITCHES and isinstance(doc.get(name), bool)
+    }
+    return {**doc, **older}
+
+
+# Reading ---------------------------------------------------------------------------------
+
+
+def parse_settings(
+    data: object, *, engines: Collection[str] = (), recognisers: Collection[str] = ()
+) -> tuple[Settings, list[str]]:
+    """The settings in a parsed JSON document, with a warning for each value not used.
+
+    `data` is what `json.loads` gave for the file (pass `{}` for a missing file). Anything
+    but an object means every default and one warning. `engines` and `recognisers` are the
+    names the installed plugins register (the ones we ship are always accepted).
+    """
+    if not isinstance(data, dict):
+        return Settings(), [
+            f"the config file holds a JSON {json_kind(data)}, not an object, so every "
+            "setting takes its default (the assistant is off); fix or remove the file, "
+            "or set values with `assist config KEY VALUE`"
+        ]
+    data = _current_form(data, PLAIN_SWITCHES)
+    installed = Installed(engines, recognisers)
+    warnings: list[str] = []
+    sections: dict[str, dict[str, Any]] = {}
+    values: dict[str, Any] = {}
+    for key in SETTINGS:
+        *outer, field = key.path
+        section = data
+        for name in outer:
+            if name not in sections:
+                sections[name] = _section(data, name, warnings)
+            section = sections[name]
+        values[key.attribute] = _read(section, field, key, installed, warnings)
+    return _settings_of(values), warnings
+
+
+def _settings_of(values: dict[str, Any]) -> Settings:
+    """`Settings` holding `values`, by dotted attribute."""
+    top: dict[str, Any] = {}
+    parts: dict[str, dict[str, Any]] = {}
+    for attribute, value in values.items():
+        part, _, field = attribute.rpartition(".")
+        if part:
+            parts.setdefault(part, {})[field] = value
+        else:
+            top[field] = value
+    defaults = Settings()
+    for part, fields in parts.items():
+        top[part] = attrs.evolve(getattr(defaults, part), **fields)
+    return attrs.evolve(defaults, **top)
+
+
+def _section(data: dict[str, Any], name: str, warnings: list[str]) -> dict[str, Any]:
+    value = data.get(name)
+    if value is None:
+        return {}
+    if isinstance(value, dict):
+        return value
+    warnings.append(
+        f"config: {name} is {show(value)}, not an object, so every {name} setting takes its default"
+    )
+    return {}
+
+
+def _read(
+    section: dict[str, Any], field: str, key: Key, installed: Installed, warnings: list[str]
+) -> Any:
+    """The value of `key` in its section, or its default (with a warning when it was there)."""
+    default = key.default
+    if field not in section:
+        return default
+    value = section[field]
+    if value is None and key.kind.null_is_default:
+        return default
+    try:
+        return key.kind.read(value, installed)
+    except (TypeError, ValueError) as problem:
+        warnings.append(
+            f"config: {'.'.join(key.path)} is {show(value)}, which is not usable ({problem}); "
+            f"using the default, {show(default)}"
+        )
+        return default
 
 
 def usable_names(installed: Collection[str], shipped: Collection[str]) -> list[str]:
@@ -479,9 +562,10 @@ def set_key(
     is never changed. `ambient_file` is true while the config file is Ambient's own;
     `engines` and `recognisers` are the names the installed plugins register.
     """
-    if key not in JSON_PATHS:
+    setting = _BY_NAME.get(key)
+    if setting is None:
         raise SettingError(f"unknown setting {key!r}; the settings are: {', '.join(KEYS)}")
-    stored = _parse_cli_value(key, value, engines, recognisers)
+    stored = setting.kind.parse(key, value.strip(), Installed(engines, recognisers))
     if (
         ambient_file
         and key == "voice.engine"
@@ -494,10 +578,8 @@ def set_key(
             f"{stored}, set ASSIST_CONFIG to the path of a separate config file for assist "
             "and set the engine there"
         )
-    new = copy.deepcopy(doc)
-    if key.startswith("barge_in") and isinstance(new.get("barge_in"), bool):
-        new["barge_in"] = {"enabled": new["barge_in"]}  # the older form keeps its value
-    *sections, field = JSON_PATHS[key]
+    new = _current_form(copy.deepcopy(doc), setting.path[:1])
+    *sections, field = setting.path
     target = new
     for section in sections:
         if not isinstance(target.get(section), dict):
@@ -505,124 +587,6 @@ def set_key(
         target = target[section]
     target[field] = stored
     return new
-
-
-def _parse_cli_value(
-    key: str, value: str, engines: Collection[str], recognisers: Collection[str]
-) -> Any:
-    text = value.strip()
-    if key == "assistant":
-        return _parse_bool(key, text)
-    if key == "assistant.name":
-        if not text:
-            raise SettingError(
-                "assistant.name not changed: the name is empty; give the name people will "
-                "call the assistant, for example: assist config assistant.name Claude"
-            )
-        return text
-    if key in ("assistant.cooldown_s", "assistant.max_per_meeting"):
-        return _parse_u32(key, text)
-    if key == "voice.engine":
-        return _parse_engine(key, text, engines, allow_none=False)
-    if key == "voice.fallback":
-        return _parse_engine(key, text, engines, allow_none=True)
-    if key in ("conversation.fillers", "barge_in"):
-        return _parse_bool(key, text)
-    if key in DURATION_KEYS:
-        return _parse_duration(key, text)
-    if key in WORD_LIST_KEYS:
-        return _parse_phrases(key, text)
-    if key == "listen.stt":
-        return _parse_with(
-            key, text, _recogniser_reader(recognisers), "a recogniser name such as whisper"
-        )
-    if key == "barge_in.hold_ms":
-        low, high = HOLD_RANGE_MS
-        if text.isascii() and text.isdigit():
-            return _parse_with(key, int(text), _hold_value, str(HOLD_MS))
-        raise SettingError(
-            f"{key} not changed: {text!r} is not a whole number of milliseconds from {low} "
-            f"to {high}; give a number such as {HOLD_MS}"
-        )
-    if key in ("listen.end_silence_ms", "conversation.end_silence_ms"):
-        low, high = END_SILENCE_RANGE_MS
-        if text.isascii() and text.isdigit():
-            return _parse_with(key, int(text), _end_silence_value, "600")
-        raise SettingError(
-            f"{key} not changed: {text!r} is not a whole number of milliseconds from {low} "
-            f"to {high}; give a number such as 600"
-        )
-    return None if not text or text.lower() == "default" else text
-
-
-def _parse_with(key: str, value: object, check: Callable[[object], T], example: str) -> T:
-    try:
-        return check(value)
-    except (TypeError, ValueError) as problem:
-        raise SettingError(
-            f"{key} not changed: {show(value)} is not usable ({problem}); give {example}"
-        ) from None
-
-
-def _parse_bool(key: str, text: str) -> bool:
-    word = text.lower()
-    if word in TRUE_WORDS:
-        return True
-    if word in FALSE_WORDS:
-        return False
-    raise SettingError(
-        f"{key} not changed: {text!r} is not a recognised boolean; use one of "
-        f"{', '.join(TRUE_WORDS)} to switch it on, or {', '.join(FALSE_WORDS)} to switch it off"
-    )
-
-
-def _parse_u32(key: str, text: str) -> int:
-    if text.isascii() and text.isdigit() and int(text) <= U32_MAX:
-        return int(text)
-    raise SettingError(
-        f"{key} not changed: {text!r} is not a whole number from 0 to {U32_MAX}; "
-        "give a number such as 60"
-    )
-
-
-def _parse_duration(key: str, text: str) -> int:
-    if text.isascii() and text.isdigit() and 1 <= int(text) <= U32_MAX:
-        return int(text)
-    raise SettingError(
-        f"{key} not changed: {text!r} is not a whole number from 1 to {U32_MAX}; "
-        "give a number such as 90"
-    )
-
-
-def _parse_phrases(key: str, text: str) -> list[str] | None:
-    """Phrases separated by commas; `default` (or nothing) means the English defaults."""
-    if not text or text.lower() == "default":
-        return None
-    phrases = [part.strip() for part in text.split(PHRASE_SEPARATOR) if part.strip()]
-    if not phrases:
-        raise SettingError(
-            f"{key} not changed: {text!r} holds no phrase; give phrases separated by commas, "
-            f'for example: assist config {key} "yes, go ahead", or default for the English ones'
-        )
-    for phrase in phrases:
-        if not answer_words(phrase):
-            raise SettingError(
-                f"{key} not changed: {phrase!r} holds no word (only letters and digits "
-                "count); give phrases separated by commas, or default for the English ones"
-            )
-    return phrases
-
-
-def _parse_engine(key: str, text: str, engines: Collection[str], *, allow_none: bool) -> str | None:
-    try:
-        return _engine_reader(engines, allow_none)(text)
-    except ValueError as why:
-        usable = usable_names(engines, ENGINE_PACKAGES)
-        valid = (*AUTO_WORDS, *usable, *((NO_FALLBACK,) if allow_none else ()))
-        raise SettingError(
-            f"{key} not changed: {text!r} is not a voice engine: {why}; "
-            f"the valid values are: {', '.join(valid)}"
-        ) from None
 
 
 def format_document(doc: dict[str, Any]) -> str:
@@ -634,37 +598,8 @@ def format_document(doc: dict[str, Any]) -> str:
 
 
 def describe(settings: Settings) -> list[tuple[str, str]]:
-    """Each key of 2.3 with its effective value, as `assist config KEY VALUE` would take it."""
-    assistant, voice = settings.assistant, settings.voice
-    shown: dict[str, str] = {
-        "assistant": "on" if assistant.enabled else "off",
-        "assistant.name": assistant.name,
-        "assistant.cooldown_s": str(assistant.cooldown_s),
-        "assistant.max_per_meeting": str(assistant.max_per_meeting),
-        "voice.engine": voice.engine or "auto",
-    }
-    for key in OPTIONAL_TEXT_KEYS:
-        shown[key] = getattr(voice, key.split(".")[1]) or "default"
-    shown["voice.fallback"] = voice.fallback or "auto"
-    shown["sessions_dir"] = settings.sessions_dir or "default"
-    conversation, confirm = settings.conversation, settings.confirm
-    shown["conversation.fillers"] = "yes" if conversation.fillers else "no"
-    for key in (*DURATION_KEYS, "conversation.end_silence_ms"):
-        shown[key] = str(getattr(conversation, key.split(".")[1]))
-    shown["confirm.yes_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.yes_words)
-    shown["confirm.no_words"] = f"{PHRASE_SEPARATOR} ".join(confirm.no_words)
-    shown["barge_in"] = "yes" if settings.barge_in else "no"
-    shown["barge_in.hold_ms"] = str(settings.interruptions.hold_ms)
-    shown["barge_in.backchannels"] = f"{PHRASE_SEPARATOR} ".join(
-        settings.interruptions.backchannels
-    )
-    listen = settings.listen
-    shown["listen.stt"] = listen.stt or "auto"
-    shown["listen.model"] = listen.model or "default"
-    shown["listen.device"] = listen.device or "default"
-    shown["listen.call_device"] = listen.call_device or "default"
-    shown["listen.end_silence_ms"] = str(listen.end_silence_ms)
-    return [(key, shown[key]) for key in KEYS]
+    """Each key with its effective value, as `assist config KEY VALUE` would take it."""
+    return [(key.name, key.kind.show(key.value_in(settings))) for key in SETTINGS]
 
 
 # Resolving -------------------------------------------------------------------------------

@@ -19,8 +19,9 @@ import os
 import sys
 from collections.abc import Mapping
 
-VARIABLE = "ASSIST_LOG"
-"""The environment variable naming the log level."""
+from assist.core import environment
+
+VARIABLE = environment.LOG.name
 DEFAULT_LEVEL = logging.WARNING
 LEVELS = {
     "debug": logging.DEBUG,

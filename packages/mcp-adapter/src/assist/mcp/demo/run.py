@@ -54,6 +54,7 @@ from typing import Any
 import anyio
 import attrs
 from anyio.abc import Process
+from assist.core.environment import CONFIG, DEMO_MCP_CONFIG, HOME, PACING_SCALE
 from assist.mcp.demo.agent import (
     BUILT_IN_AGENTS,
     AgentRecord,
@@ -65,7 +66,6 @@ from assist.mcp.demo.live import SHOW_S, LiveOutput
 from assist.mcp.demo.memory import SAMPLE_S, PeakMemory, children, command_line
 from assist.mcp.demo.summary import read_log
 from assist.mcp.replay.meeting_files import Meeting
-from assist.mcp.server.server import PACING_VARIABLE
 from assist.mcp.speech.helper_command import VOICE_COMMAND_VARIABLE
 
 NAME = "Claude"
@@ -82,7 +82,7 @@ AGENT_GRACE_S = 60.0
 """An external agent gets this long after the recording stops to finish and exit."""
 AGENT_PLACEHOLDER = "{mcp_config}"
 """Replaced in --agent CMD by the path of the MCP client config the run writes."""
-OPTIONS_DROPPED = (VOICE_COMMAND_VARIABLE, PACING_VARIABLE)
+OPTIONS_DROPPED = (VOICE_COMMAND_VARIABLE, PACING_SCALE.name)
 """Options of `assist mcp` a run never inherits: it always runs the voice installed here, and
 sets the batching clock itself."""
 DEFAULT_AGENT = "stand-in"
@@ -132,10 +132,10 @@ class Plan:
     def environment(self) -> dict[str, str]:
         environment = {k: v for k, v in os.environ.items() if k not in OPTIONS_DROPPED}
         environment.update(
-            ASSIST_CONFIG=str(self.config), ASSIST_HOME=str(self.sessions), PYTHONUNBUFFERED="1"
+            {CONFIG.name: str(self.config), HOME.name: str(self.sessions), "PYTHONUNBUFFERED": "1"}
         )
         if self.speed != 1:
-            environment[PACING_VARIABLE] = repr(1 / self.speed)
+            environment[PACING_SCALE.name] = repr(1 / self.speed)
         return environment
 
     @property
@@ -346,8 +346,8 @@ async def run_external(
                         "command": server[0],
                         "args": server[1:],
                         "env": {
-                            "ASSIST_CONFIG": str(plan.config),
-                            "ASSIST_HOME": str(plan.sessions),
+                            CONFIG.name: str(plan.config),
+                            HOME.name: str(plan.sessions),
                         },
                     }
                 }
@@ -363,7 +363,7 @@ async def run_external(
         argv,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        env={**environment, "ASSIST_DEMO_MCP_CONFIG": str(mcp_config)},
+        env={**environment, DEMO_MCP_CONFIG.name: str(mcp_config)},
     )
 
     async def show_output() -> None:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 import attrs
 import mcp_types as types
+from assist.core.environment import CONFIG, HOME, LISTEN_FROM, PLAY_INTO
 from assist.mcp.demo import talk_policy, talk_story
 
 from mcp.client.session import ClientSession
@@ -99,10 +100,10 @@ async def run_talk(plan: TalkPlan, progress: Progress) -> dict[str, Any]:
     room = TalkRoom(plan.workdir)
     env = {
         **os.environ,
-        "ASSIST_CONFIG": str(config),
-        "ASSIST_HOME": str(sessions),
-        "ASSIST_LISTEN_FROM": str(room.microphone),
-        "ASSIST_PLAY_INTO": str(room.speaker),
+        CONFIG.name: str(config),
+        HOME.name: str(sessions),
+        LISTEN_FROM.name: str(room.microphone),
+        PLAY_INTO.name: str(room.speaker),
     }
     command = [sys.executable, "-m", "assist.mcp.commands.cli", "mcp"]
     server = StdioServerParameters(command=command[0], args=command[1:], env=env)

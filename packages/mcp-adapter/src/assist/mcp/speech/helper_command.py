@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assist.app.engines import choose_here
+from assist.core import environment
 from assist.core.engines import (
     ENGINE_PACKAGES,
     PACKAGE_PLATFORMS,
@@ -36,7 +37,7 @@ from assist.core.settings import (
 from assist.mcp.logs import log
 
 PROGRAM = "assist-voice"
-VOICE_COMMAND_VARIABLE = "ASSIST_VOICE_COMMAND"
+VOICE_COMMAND_VARIABLE = environment.VOICE_COMMAND.name
 """Replaces the command line that starts the voice helper (see `helper_program`)."""
 """The helper's console script, looked for beside the running interpreter."""
 MODULE = "assist.mcp.voice.helper"

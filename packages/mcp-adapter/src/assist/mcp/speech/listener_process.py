@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from assist.app.audio import LISTEN_FROM_VARIABLE
+from assist.core import environment
 from assist.mcp.logs import log
 from assist.mcp.speech.echo_socket import echo_socket
 from assist.mcp.speech.helper_process import (
@@ -51,7 +52,7 @@ from assist.mcp.speech.helper_process import (
     spawn_in_own_group,
 )
 
-COMMAND_VARIABLE = "ASSIST_LISTEN_COMMAND"
+COMMAND_VARIABLE = environment.LISTEN_COMMAND.name
 FROM_VARIABLE = LISTEN_FROM_VARIABLE
 SESSION_NAME = "conversation"
 CAPTURE_WITHIN_S = 10.0

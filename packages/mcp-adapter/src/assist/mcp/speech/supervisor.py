@@ -24,7 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from assist.app.engines import load_plugins
-from assist.core import refusals
+from assist.core import environment, refusals
 from assist.core.engines import VOICES, EngineSpec
 from assist.core.files import READY_WITHIN_S, SAY_WITHIN_S
 from assist.core.plugins import Registry
@@ -58,7 +58,7 @@ __all__ = [
     "ready_limit",
 ]
 
-READY_WITHIN_VARIABLE = "ASSIST_VOICE_READY_WITHIN"
+READY_WITHIN_VARIABLE = environment.VOICE_READY_WITHIN.name
 """Seconds a helper gets to send `ready`; unset or empty means `READY_WITHIN_S` (1800)."""
 
 

@@ -18,14 +18,15 @@ from pathlib import Path
 import attrs
 import platformdirs
 from assist.app.cache import VOICE_CACHE_VARIABLE
+from assist.core import environment
 from assist.core.settings import Settings
 
 APP = "assist"
 """The platformdirs application name for our own config, data and cache folders."""
 
-CONFIG_VARIABLES = ("ASSIST_CONFIG", "AMBIENT_CONFIG")
+CONFIG_VARIABLES = (environment.CONFIG.name, environment.AMBIENT_CONFIG.name)
 """Config file overrides, ours first; the second is Ambient's own."""
-HOME_VARIABLES = ("ASSIST_HOME", "AMBIENT_HOME")
+HOME_VARIABLES = (environment.HOME.name, environment.AMBIENT_HOME.name)
 """Sessions root overrides, ours first; the second is Ambient's own."""
 
 AMBIENT_CONFIG_UNDER_HOME = Path("Library", "Application Support", "Ambient", "config.json")

@@ -20,6 +20,7 @@ from typing import TextIO
 import attrs
 from assist.app.cache import voice_cache_root
 from assist.app.download import download
+from assist.core import environment
 
 BASE_URL = "https://github.com/thewh1teagle/kokoro-onnx/releases/download/model-files-v1.0/"
 """Overrides the voice cache root, as for the rest of assist (behaviour.md 8.8)."""
@@ -41,13 +42,13 @@ MODEL = Asset(
     "kokoro-v1.0.int8.onnx",
     92_361_271,
     "6e742170d309016e5891a994e1ce1559c702a2ccd0075e67ef7157974f6406cb",
-    "ASSIST_KOKORO_MODEL",
+    environment.KOKORO_MODEL.name,
 )
 VOICES = Asset(
     "voices-v1.0.bin",
     28_214_398,
     "bca610b8308e8d99f32e6fe4197e7ec01679264efed0cac9140fe9c29f1fbf7d",
-    "ASSIST_KOKORO_VOICES",
+    environment.KOKORO_VOICES.name,
 )
 
 

@@ -15,6 +15,7 @@ import sys
 from collections.abc import Callable
 
 from assist.app.libraries import missing_libraries
+from assist.core import environment
 from assist.core.engines import GIB, Engine, EngineSpec, VoiceOptions, hookimpl
 
 NAME = "qwen3-tts"
@@ -31,8 +32,7 @@ NEEDS = (
     "mlx-community/Qwen3-TTS-12Hz-0.6B-Base-4bit, plus the 1.7B VoiceDesign model once per "
     "description"
 )
-CPU_VARIABLE = "ASSIST_QWEN3_CPU"
-"""Set (to anything) to run on MLX's CPU backend away from Apple silicon."""
+CPU_VARIABLE = environment.QWEN3_CPU.name
 LIBRARIES = ("mlx", "mlx_audio", "transformers")
 
 
