@@ -8,7 +8,8 @@ file; `assist.mcp` reads, writes and reports.
 
 An engine value (`voice.engine`, `voice.fallback`) is any engine an installed plugin registers,
 or one of the engines we ship (a value may name a package not installed yet); `listen.stt` is
-the same for recognisers. The caller passes the installed names in.
+the same for recognisers and `listen.turn` for turn models. The caller passes the installed
+names in.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from assist.core.engines import ENGINE_PACKAGES
 from assist.core.files import VOICE_JSON
 from assist.core.json_values import json_kind, show
 from assist.core.recognisers import RECOGNISER_PACKAGES
+from assist.core.turn_ends import TURN_PAUSE_MS
+from assist.core.turn_models import SILENCE, TURN_MODEL_PACKAGES
 
 T = TypeVar("T")
 
@@ -79,6 +82,9 @@ END_SILENCE_MS = 600
 END_SILENCE_RANGE_MS = (100, 10_000)
 """`listen.end_silence_ms` bounds: under 100 ms every pause between words ends a turn; past
 10 s a turn would end only at the 15 s cut."""
+TURN_PAUSE_RANGE_MS = (50, 10_000)
+"""`listen.turn_pause_ms` bounds: under 50 ms the turn model is asked at every gap between
+words; a pause as long as the end-of-turn silence never asks it (the silence rule alone)."""
 
 
 @attrs.frozen
@@ -90,6 +96,9 @@ class ListenSettings:
     device: str | None = None
     call_device: str | None = None
     end_silence_ms: int = END_SILENCE_MS
+    turn: str | None = None
+    """The turn model (16.1): a name, or None for the best installed."""
+    turn_pause_ms: int = TURN_PAUSE_MS
 
 
 @attrs.frozen
@@ -172,8 +181,10 @@ LISTEN_KEYS: tuple[str, ...] = (
     "listen.device",
     "listen.call_device",
     "listen.end_silence_ms",
+    "listen.turn",
+    "listen.turn_pause_ms",
 )
-"""The keys of `assist listen` (behaviour.md 12.6), after those of 2.3."""
+"""The keys of `assist listen` (behaviour.md 12.6 and 16.1), after those of 2.3."""
 KEYS = (*KEYS, *LISTEN_KEYS)
 
 JSON_PATHS: dict[str, tuple[str, ...]] = {
@@ -186,13 +197,18 @@ JSON_PATHS: dict[str, tuple[str, ...]] = {
 
 
 def parse_settings(
-    data: object, *, engines: Collection[str] = (), recognisers: Collection[str] = ()
+    data: object,
+    *,
+    engines: Collection[str] = (),
+    recognisers: Collection[str] = (),
+    turn_models: Collection[str] = (),
 ) -> tuple[Settings, list[str]]:
     """The settings in a parsed JSON document, with a warning for each value not used.
 
     `data` is what `json.loads` gave for the file (pass `{}` for a missing file). Anything
-    but an object means every default and one warning. `engines` and `recognisers` are the
-    names the installed plugins register (the ones we ship are always accepted).
+    but an object means every default and one warning. `engines`, `recognisers` and
+    `turn_models` are the names the installed plugins register (the ones we ship are always
+    accepted).
     """
     defaults = Settings()
     if not isinstance(data, dict):
@@ -222,7 +238,7 @@ def parse_settings(
     )
     sessions_dir = _read(data, "sessions_dir", _text_value, None, warnings)
     talk = _talk_sections(data, warnings)
-    listen = _listen(data, recognisers, warnings)
+    listen = _listen(data, recognisers, turn_models, warnings)
     barge_in = _read(data, "barge_in", _bool_value, True, warnings)
     return Settings(
         sessions_dir, assistant, voice, *talk, listen=listen, barge_in=barge_in
@@ -260,7 +276,10 @@ def _read_phrases(
 
 
 def _listen(
-    data: dict[str, Any], recognisers: Collection[str], warnings: list[str]
+    data: dict[str, Any],
+    recognisers: Collection[str],
+    turn_models: Collection[str],
+    warnings: list[str],
 ) -> ListenSettings:
     section = _section(data, "listen", warnings)
     return ListenSettings(
@@ -270,6 +289,10 @@ def _listen(
         call_device=_read(section, "listen.call_device", _text_value, None, warnings),
         end_silence_ms=_read(
             section, "listen.end_silence_ms", _end_silence_value, END_SILENCE_MS, warnings
+        ),
+        turn=_read(section, "listen.turn", _turn_model_reader(turn_models), None, warnings),
+        turn_pause_ms=_read(
+            section, "listen.turn_pause_ms", _turn_pause_value, TURN_PAUSE_MS, warnings
         ),
     )
 
@@ -286,6 +309,27 @@ def _recogniser_reader(recognisers: Collection[str]) -> Callable[[object], str |
         raise ValueError(not_installed("recogniser", "recognisers", name, recognisers))
 
     return read
+
+
+def _turn_model_reader(turn_models: Collection[str]) -> Callable[[object], str | None]:
+    def read(value: object) -> str | None:
+        if not isinstance(value, str):
+            raise TypeError("expected a turn model name, silence, auto or null")
+        name = value.strip().lower()
+        if name in AUTO_WORDS or not name:
+            return None
+        if name in usable_names(turn_models, TURN_MODEL_PACKAGES):
+            return name
+        raise ValueError(not_installed("turn model", "turn models", name, {*turn_models, SILENCE}))
+
+    return read
+
+
+def _turn_pause_value(value: object) -> int:
+    low, high = TURN_PAUSE_RANGE_MS
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"expected a whole number of milliseconds from {low} to {high}")
+    return value
 
 
 def _end_silence_value(value: object) -> int:
@@ -430,6 +474,7 @@ def set_key(
     ambient_file: bool,
     engines: Collection[str] = (),
     recognisers: Collection[str] = (),
+    turn_models: Collection[str] = (),
 ) -> dict[str, Any]:
     """A copy of `doc` with `key` set from the command-line `value` (behaviour.md 2.3).
 
@@ -440,7 +485,7 @@ def set_key(
     """
     if key not in JSON_PATHS:
         raise SettingError(f"unknown setting {key!r}; the settings are: {', '.join(KEYS)}")
-    stored = _parse_cli_value(key, value, engines, recognisers)
+    stored = _parse_cli_value(key, value, engines, recognisers, turn_models)
     if (
         ambient_file
         and key == "voice.engine"
@@ -465,7 +510,11 @@ def set_key(
 
 
 def _parse_cli_value(
-    key: str, value: str, engines: Collection[str], recognisers: Collection[str]
+    key: str,
+    value: str,
+    engines: Collection[str],
+    recognisers: Collection[str],
+    turn_models: Collection[str],
 ) -> Any:
     text = value.strip()
     if key == "assistant":
@@ -493,6 +542,16 @@ def _parse_cli_value(
         return _parse_with(
             key, text, _recogniser_reader(recognisers), "a recogniser name such as whisper"
         )
+    if key == "listen.turn":
+        return _parse_with(
+            key,
+            text,
+            _turn_model_reader(turn_models),
+            "a turn model such as smart-turn, or silence",
+        )
+    if key == "listen.turn_pause_ms":
+        value_ms: object = int(text) if text.isascii() and text.isdigit() else text
+        return _parse_with(key, value_ms, _turn_pause_value, "a number such as 200")
     if key in ("listen.end_silence_ms", "conversation.end_silence_ms"):
         low, high = END_SILENCE_RANGE_MS
         if text.isascii() and text.isdigit():
@@ -609,6 +668,8 @@ def describe(settings: Settings) -> list[tuple[str, str]]:
     shown["listen.device"] = listen.device or "default"
     shown["listen.call_device"] = listen.call_device or "default"
     shown["listen.end_silence_ms"] = str(listen.end_silence_ms)
+    shown["listen.turn"] = listen.turn or "auto"
+    shown["listen.turn_pause_ms"] = str(listen.turn_pause_ms)
     return [(key, shown[key]) for key in KEYS]
 
 
