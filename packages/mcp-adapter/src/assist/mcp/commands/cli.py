@@ -28,13 +28,16 @@ HELP_FLAGS = ("-h", "--help")
 
 
 def engines_command(_args: argparse.Namespace) -> int:
-    """List the registered voice engines, then the speech recognisers: their packages and
-    whether each can load here, each under its heading as `assist doctor` shows them."""
+    """List the registered voice engines, then the speech recognisers, then the turn models:
+    their packages and whether each can load here, each under its heading as `assist doctor`
+    shows them."""
     from assist.app.engines import load_plugins
+    from assist.app.turn_models import installed_turn_models
     from assist.core.engines import VOICES, VoiceOptions
     from assist.core.recognisers import RecogniserOptions
     from assist.mcp.speech.engine_choice import VOICES_HEADING, describe_engines
     from assist.mcp.speech.recogniser_choice import INDENT, describe_recognisers, recognisers
+    from assist.mcp.speech.turn_model_choice import describe_turn_models
     from assist.mcp.store.paths import voice_cache_root
 
     options = VoiceOptions(cache_root=str(voice_cache_root(os.environ)))
@@ -42,6 +45,8 @@ def engines_command(_args: argparse.Namespace) -> int:
     for line in describe_engines(load_plugins(VOICES, os.environ), options):
         print(INDENT + line)
     for line in describe_recognisers(recognisers(os.environ), RecogniserOptions()):
+        print(line)
+    for line in describe_turn_models(installed_turn_models(os.environ)):
         print(line)
     return 0
 
@@ -179,9 +184,9 @@ def _dispatch(arguments: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="assist", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"assist {version()}")
     commands = parser.add_subparsers(dest="command", required=True)
-    commands.add_parser("engines", help="list voice engines and speech recognisers").set_defaults(
-        run=engines_command
-    )
+    commands.add_parser(
+        "engines", help="list voice engines, speech recognisers and turn models"
+    ).set_defaults(run=engines_command)
     commands.add_parser("mcp", help="serve the MCP tools on stdio: " + MCP_USAGE[7:])
     commands.add_parser("config", help="show the settings, or set one: assist config KEY VALUE")
     commands.add_parser("replay", help="play a scripted meeting into a session folder")
