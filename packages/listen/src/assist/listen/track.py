@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -61,7 +62,7 @@ class Track:
         canceller: EchoCanceller | None = None,
         turn_model: TurnModel | None = None,
         pause: PauseRules | None = None,
-        warn: Any = None,
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         self.name = name
         self.source = source
@@ -76,8 +77,6 @@ class Track:
         self._turn_model = turn_model or SilenceRule()
         self._warn = warn
         self._model_failed = False
-        self.verdicts: list[tuple[AskTurnModel, bool, float]] = []
-        """Each question asked of the turn model: its verdict and the milliseconds it took."""
         self._vad = SileroVad()
         self._early: tuple[int, int, Ticket] | None = None
         self._pause: SpeechPaused | None = None
@@ -190,7 +189,6 @@ class Track:
                 )
             self._model_failed = True
         took_ms = (time.perf_counter() - started) * 1000
-        self.verdicts.append((ask, complete, took_ms))
         self._handle(self._segmenter.answer(ask, complete, took_ms))
 
     def _submit(self, start: int, end: int) -> Ticket:
