@@ -1,6 +1,6 @@
 """False cut-offs and end of phrase to line, per turn model, side by side in one run (16.1).
 
-    uv run python benchmarks/turns.py [--configs smart-turn:600,silence:600,silence:1000]
+    uv run python benchmarks/turns.py [--configs smart-turn:600,silence:1000,...]
 
 A set of our own phrases is voiced with Piper's joe voice (noise off) into one 16 kHz
 recording, 2 s apart: finished phrases, and hesitant ones said in two pieces with a
@@ -192,7 +192,9 @@ def figures(result: dict[str, Any], phrases: list[Phrase]) -> dict[str, Any]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--configs", default="smart-turn:600,silence:600,silence:1000")
+    parser.add_argument(
+        "--configs", default="smart-turn:600,smart-turn:1500,silence:600,silence:1000"
+    )
     args = parser.parse_args()
     samples, phrases = record()
     print(f"{len(phrases)} phrases, {len(samples) / RATE_HZ:.0f} s of audio per run")

@@ -45,6 +45,7 @@ class SmartTurn:
             sess_options=options,
             providers=["CPUExecutionProvider"],
         )
+        self.probability(np.zeros(0, np.float32))  # the first run is slow: not on a turn
 
     def probability(self, samples: Any) -> float:
         """How likely the phrase in the turn so far (float32 mono 16 kHz) is complete."""
