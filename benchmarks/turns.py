@@ -12,7 +12,9 @@ phrase its span overlaps. Figures:
 - **false cut-offs**: hesitant phrases written as more than one line, of all hesitant phrases;
 - **split finished phrases**: the same for the finished ones (a pause inside a sentence);
 - **end of phrase to line**: from the last sample of a phrase written to the pipe to its last
-  line being in the file, p50 and p95 over every phrase.
+  line being in the file, p50 and p95 over every phrase;
+- **verdicts**: the turn model's answers at the short pauses (`--events`' `turn_verdict`): how
+  many came within the 150 ms, and how many of those said complete; the median time taken.
 
 The listener's config is an empty file of its own, so the developer's settings do not apply.
 Nothing is asserted; the figures go to stdout.
@@ -41,6 +43,7 @@ RATE_HZ = 16_000
 CHUNK_S = 0.02
 WATCH_S = 0.005
 GAP_S = 2.0
+IN_TIME_MS = 150
 FINISHED = (
     "What time is it?",
     "Can you send me the report?",
@@ -121,6 +124,7 @@ def run(samples: np.ndarray, turn: str, end_ms: int, work: Path) -> dict[str, An
     process = subprocess.Popen(
         [
             *(str(ASSIST), "listen", "--into", str(work / "sessions"), "--from", "-", "--quiet"),
+            "--events",
             *("--turn", turn, "--end-silence-ms", str(end_ms)),
         ],
         stdin=subprocess.PIPE,
@@ -131,7 +135,21 @@ def run(samples: np.ndarray, turn: str, end_ms: int, work: Path) -> dict[str, An
     assert process.stdin is not None and process.stdout is not None
     folder = Path(process.stdout.readline().decode().split(" in ", 1)[1].strip())
     seen: list[float] = []
+    verdicts: list[dict[str, Any]] = []
     done = threading.Event()
+
+    def read_events() -> None:
+        assert process.stdout is not None
+        for line in process.stdout:
+            try:
+                event = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(event, dict) and event.get("event") == "turn_verdict":
+                verdicts.append(event)
+
+    reader = threading.Thread(target=read_events, daemon=True)
+    reader.start()
 
     def watch() -> None:
         while not done.is_set():
@@ -153,8 +171,15 @@ def run(samples: np.ndarray, turn: str, end_ms: int, work: Path) -> dict[str, An
     process.wait(timeout=120)
     done.set()
     watcher.join()
+    reader.join(timeout=10)
     meta = json.loads((folder / "session.json").read_text())
-    return {"lines": raw_lines(folder), "seen": seen, "start": start, "warnings": meta["warnings"]}
+    return {
+        "lines": raw_lines(folder),
+        "seen": seen,
+        "start": start,
+        "warnings": meta["warnings"],
+        "verdicts": verdicts,
+    }
 
 
 def figures(result: dict[str, Any], phrases: list[Phrase]) -> dict[str, Any]:
@@ -187,6 +212,14 @@ def figures(result: dict[str, Any], phrases: list[Phrase]) -> dict[str, Any]:
         if ordered
         else float("nan"),
         "warnings": result["warnings"],
+        "verdicts": len(result["verdicts"]),
+        "in_time": sum(v["took_ms"] <= IN_TIME_MS for v in result["verdicts"]),
+        "complete_in_time": sum(
+            v["complete"] and v["took_ms"] <= IN_TIME_MS for v in result["verdicts"]
+        ),
+        "took_ms": statistics.median(v["took_ms"] for v in result["verdicts"])
+        if result["verdicts"]
+        else None,
     }
 
 
@@ -199,16 +232,22 @@ def main() -> None:
     samples, phrases = record()
     print(f"{len(phrases)} phrases, {len(samples) / RATE_HZ:.0f} s of audio per run")
     print()
-    print("| turn model, limit | false cut-offs | split finished | missed | p50 | p95 |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print(
+        "| turn model, limit | false cut-offs | split finished | missed | p50 | p95 "
+        "| verdicts in time (complete) | decision median |"
+    )
+    print("| --- | --- | --- | --- | --- | --- | --- | --- |")
     with tempfile.TemporaryDirectory() as work:
         for config in args.configs.split(","):
             turn, end_ms = config.split(":")
             found = figures(run(samples, turn, int(end_ms), Path(work)), phrases)
+            took = "" if found["took_ms"] is None else f"{found['took_ms']:.0f} ms"
             print(
                 f"| {turn}, {end_ms} ms | {found['false_cut_offs']} / {found['hesitant']} | "
                 f"{found['split_finished']} / {found['finished']} | {found['missed']} | "
-                f"{found['p50_s']:.2f} s | {found['p95_s']:.2f} s |",
+                f"{found['p50_s']:.2f} s | {found['p95_s']:.2f} s | "
+                f"{found['in_time']} / {found['verdicts']} ({found['complete_in_time']}) | "
+                f"{took} |",
                 flush=True,
             )
             for warning in found["warnings"]:

@@ -47,17 +47,26 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tupl
     return path, spans
 
 
-def listen(tmp_path: Path, path: Path, turn: str) -> tuple[list[dict], list[str]]:
+def listen(tmp_path: Path, path: Path, turn: str, *more: str) -> tuple[list[dict], list[str]]:
     """The lines and warnings of `assist listen --turn TURN` on `path`, every turn model
     plugin loaded (the fake ones too)."""
-    env = listen_env(tmp_path / turn, ASSIST_TURNS="")
+    lines, warnings, _ = listen_with_events(tmp_path, path, turn, *more)
+    return lines, warnings
+
+
+def listen_with_events(tmp_path: Path, path: Path, turn: str, *more: str):
+    """`listen`, and the NDJSON events on stdout after the session line (with `--events`)."""
+    folder = tmp_path / f"{turn}{''.join(more)}"
     listener = Listener(
-        tmp_path / turn / "s", env, "--from", str(path), "--fast", "--stt", "fake", "--turn", turn
+        folder / "s",
+        listen_env(folder, ASSIST_TURNS=""),
+        *("--from", str(path), "--fast", "--stt", "fake", "--turn", turn, *more),
     )
-    code, _, err = listener.wait()
+    code, out, err = listener.wait()
     assert code == 0, err
     meta = json.loads((listener.folder / "session.json").read_text())
-    return raw_lines(listener.folder), meta["warnings"]
+    events = [json.loads(line) for line in out.splitlines()[1:]]
+    return raw_lines(listener.folder), meta["warnings"], events
 
 
 def spans_of(lines: list[dict]) -> list[tuple[float, float]]:
@@ -117,3 +126,18 @@ def test_a_turn_model_that_cannot_load_or_fails_leaves_the_silence_rule_with_one
     silence_lines, _ = listen(tmp_path, path, "silence")
     assert lines == silence_lines
     assert len(warnings) == 1 and warnings[0].startswith(said), warnings
+
+
+def test_each_verdict_is_told_with_events_and_the_silence_rule_tells_none(
+    tmp_path: Path, recording
+) -> None:
+    path, pieces = recording
+    _, _, events = listen_with_events(tmp_path, path, "always-complete", "--events")
+    verdicts = [event for event in events if event["event"] == "turn_verdict"]
+    assert len(verdicts) == 3
+    for verdict, (_, end) in zip(verdicts, pieces, strict=True):
+        assert set(verdict) == {"event", "track", "ms", "complete", "took_ms"}
+        assert verdict["track"] == "room" and verdict["complete"] is True
+        assert end * 1000 - 100 <= verdict["ms"] <= end * 1000 + 200
+    _, _, events = listen_with_events(tmp_path, path, "silence", "--events")
+    assert [event for event in events if event["event"] == "turn_verdict"] == []

@@ -191,6 +191,9 @@ class Track:
         took_ms = (time.perf_counter() - started) * 1000
         self._handle(self._segmenter.answer(ask, complete, took_ms))
         if self._turn_model.name != SILENCE:
+            if self._signals is not None:
+                ms = ask.pause * self.rules.frame_ms
+                self._signals.verdict(self.name, ms, complete, took_ms)
             self._start_early(now=True)
 
     def _submit(self, start: int, end: int) -> Ticket:
