@@ -12,6 +12,7 @@ from assist.core.settings import (
     END_SILENCE_RANGE_MS,
     JSON_PATHS,
     KEYS,
+    TURN_PAUSE_RANGE_MS,
     U32_MAX,
     AssistantSettings,
     EngineVoice,
@@ -33,6 +34,7 @@ from assist.core.settings import (
 from assist.core.settings import (
     VoiceSettings as Voice,
 )
+from assist.core.turn_models import TURN_MODEL_PACKAGES
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -518,6 +520,48 @@ def test_a_file_naming_a_recogniser_no_longer_installed_reads_as_auto_with_a_war
     assert parse_settings(document, recognisers=RECOGNISERS)[0].listen.stt == "toy"
 
 
+def test_the_turn_model_and_its_short_pause_default_to_auto_and_200_ms():
+    settings, warnings = parse_settings({})
+    assert (settings.listen.turn, settings.listen.turn_pause_ms, warnings) == (None, 200, [])
+    assert dict(describe(settings))["listen.turn"] == "auto"
+    assert dict(describe(settings))["listen.turn_pause_ms"] == "200"
+
+
+def test_the_turn_keys_read_from_the_listen_section_with_per_key_fallback():
+    settings, warnings = parse_settings({"listen": {"turn": "Silence", "turn_pause_ms": 20}})
+    assert settings.listen == ListenSettings(turn="silence")
+    assert len(warnings) == 1 and "listen.turn_pause_ms" in warnings[0]
+
+
+def test_silence_auto_and_the_turn_models_we_ship_are_accepted_as_listen_turn():
+    assert set_key({}, "listen.turn", "silence", ambient_file=False) == {
+        "listen": {"turn": "silence"}
+    }
+    assert set_key({}, "listen.turn", "Smart-Turn", ambient_file=False) == {
+        "listen": {"turn": "smart-turn"}
+    }
+    assert set_key({}, "listen.turn", "auto", ambient_file=False) == {"listen": {"turn": None}}
+
+
+def test_a_turn_model_no_installed_plugin_registers_is_refused_listing_the_installed_ones():
+    with pytest.raises(SettingError) as refusal:
+        set_key({}, "listen.turn", "toy", ambient_file=False, turn_models=("smart-turn",))
+    message = str(refusal.value)
+    assert "listen.turn not changed" in message and "'toy'" in message
+    assert "the installed turn models are: silence, smart-turn" in message
+    doc = set_key({}, "listen.turn", "toy", ambient_file=False, turn_models=("toy",))
+    assert parse_settings(doc, turn_models=("toy",))[0].listen.turn == "toy"
+
+
+@pytest.mark.parametrize("text", ["", "two hundred", "-5", "49", "10001", "200.5"])
+def test_a_short_pause_outside_its_range_or_not_whole_is_refused(text):
+    with pytest.raises(SettingError, match=r"listen.turn_pause_ms not changed.*200"):
+        set_key({}, "listen.turn_pause_ms", text, ambient_file=False)
+    assert set_key({}, "listen.turn_pause_ms", "250", ambient_file=False) == {
+        "listen": {"turn_pause_ms": 250}
+    }
+
+
 # Properties ------------------------------------------------------------------------------
 
 words = st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1).filter(
@@ -552,6 +596,8 @@ settings_strategy = st.builds(
         device=optional_words,
         call_device=optional_words,
         end_silence_ms=st.integers(*END_SILENCE_RANGE_MS),
+        turn=st.none() | st.sampled_from(tuple(TURN_MODEL_PACKAGES)),
+        turn_pause_ms=st.integers(*TURN_PAUSE_RANGE_MS),
     ),
 )
 
@@ -600,7 +646,7 @@ json_values = st.recursive(
             st.sampled_from(
                 [
                     *("enabled", "name", "cooldown_s", "engine", "fallback", "cue"),
-                    *("stt", "end_silence_ms", "device"),
+                    *("stt", "end_silence_ms", "device", "turn", "turn_pause_ms"),
                 ]
             ),
             json_values,
@@ -614,4 +660,7 @@ def test_reading_any_document_gives_valid_settings_and_never_raises(document):
     assert settings.voice.engine in (None, *SHIPPED, *INSTALLED)
     low, high = END_SILENCE_RANGE_MS
     assert low <= settings.listen.end_silence_ms <= high
+    low, high = TURN_PAUSE_RANGE_MS
+    assert low <= settings.listen.turn_pause_ms <= high
+    assert settings.listen.turn in (None, *TURN_MODEL_PACKAGES)
     assert all(isinstance(warning, str) for warning in warnings)

@@ -26,6 +26,9 @@ from assist.core.settings import (
     RECOGNISER,
     SETTINGS,
     TEXT,
+    TURN_MODEL,
+    TURN_PAUSE,
+    TURN_PAUSE_RANGE_MS,
     U32_MAX,
     YES_NO,
     Kind,
@@ -35,12 +38,14 @@ from assist.core.settings import (
     parse_settings,
     set_key,
 )
+from assist.core.turn_models import TURN_MODEL_PACKAGES
 from hypothesis import given
 from hypothesis import strategies as st
 
 ENGINES = ("espeak", "toy")
 """What the installed plugins register in these tests: one of ours and a third party's."""
 RECOGNISERS = ("whisper", "toy")
+TURN_MODELS = ("smart-turn", "toy")
 
 words = (
     st.text(st.characters(codec="utf-8", exclude_categories=("Cs",)), min_size=1)
@@ -65,6 +70,8 @@ VALUES: dict[Kind, st.SearchStrategy[Any]] = {
     ENGINE: st.none() | st.sampled_from((*ENGINE_PACKAGES, *ENGINES)),
     FALLBACK: st.none() | st.sampled_from((NO_FALLBACK, *ENGINE_PACKAGES, *ENGINES)),
     RECOGNISER: st.none() | st.sampled_from((*RECOGNISER_PACKAGES, *RECOGNISERS)),
+    TURN_MODEL: st.none() | st.sampled_from((*TURN_MODEL_PACKAGES, *TURN_MODELS)),
+    TURN_PAUSE: st.integers(*TURN_PAUSE_RANGE_MS),
     PHRASES: st.lists(phrase, min_size=1, max_size=5).map(tuple),
 }
 """Valid setting values of each kind of value in the table."""
@@ -115,10 +122,11 @@ def test_every_key_set_with_assist_config_reads_back_from_the_file_and_is_descri
         ambient_file=False,
         engines=ENGINES,
         recognisers=RECOGNISERS,
+        turn_models=TURN_MODELS,
     )
     file_text = format_document(doc)
     settings, warnings = parse_settings(
-        json.loads(file_text), engines=ENGINES, recognisers=RECOGNISERS
+        json.loads(file_text), engines=ENGINES, recognisers=RECOGNISERS, turn_models=TURN_MODELS
     )
     assert key.value_in(settings) == value
     assert warnings == []

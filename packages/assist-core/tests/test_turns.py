@@ -409,3 +409,15 @@ def test_finish_keeps_the_turn_in_progress(case):
     last = segmenter.finish()
     assert len(last) == (1 if was_in_speech else 0)
     assert segmenter.finish() == []
+
+
+def test_ending_at_the_pause_ends_only_an_announced_pause_with_its_frames():
+    segmenter = TurnSegmenter()
+    assert segmenter.end_at_pause() == []  # quiet
+    feed(segmenter, frames((SPEECH, 30)))
+    assert segmenter.end_at_pause() == []  # speaking
+    feed(segmenter, frames((SILENCE, 3)))
+    assert segmenter.end_at_pause() == [TurnEnded(0, 30)]
+    assert not segmenter.in_speech
+    feed(segmenter, frames((SPEECH, 4), (SILENCE, 2)))  # too little speech: not announced
+    assert segmenter.end_at_pause() == []

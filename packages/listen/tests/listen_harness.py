@@ -40,7 +40,10 @@ def write_wav(path: Path, samples: Any, rate: int, channels: int = 1) -> None:
 
 def listen_env(tmp_path: Path, **extra: str) -> dict[str, str]:
     """The environment of an `assist listen` under test: its own config file, the fake
-    recogniser plugin on the path, nothing of the developer's settings."""
+    recogniser plugin on the path, nothing of the developer's settings, and no turn model
+    plugin loaded, so turns end by the silence rule of behaviour 12.3: these tests count the
+    voiced meeting's lines as turns, and a turn model would rightly end a turn at a sentence
+    inside a line (test_listen_turn_model.py runs one)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith(("ASSIST_", "AMBIENT_"))}
     paths = [str(FAKE_PLUGIN)]
     if clean.get("PYTHONPATH"):
@@ -50,6 +53,7 @@ def listen_env(tmp_path: Path, **extra: str) -> dict[str, str]:
         "ASSIST_CONFIG": str(tmp_path / "config.json"),
         "PYTHONPATH": os.pathsep.join(paths),
         "PYTHONUNBUFFERED": "1",
+        "ASSIST_TURNS": "none",
         **extra,
     }
 

@@ -23,7 +23,8 @@ from mcp_harness import run_assist
 
 def recogniser_lines(stdout: str) -> list[str]:
     lines = stdout.splitlines()
-    return lines[lines.index("recognisers:") + 1 :]
+    listed = lines[lines.index("recognisers:") + 1 :]
+    return listed[: listed.index("turn models:")] if "turn models:" in listed else listed
 
 
 def test_assist_engines_lists_both_recognisers_after_the_voices_and_auto_takes_whisper():

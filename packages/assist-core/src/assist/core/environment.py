@@ -70,6 +70,12 @@ STT = Variable(
 STT_BLOCK = Variable(
     "ASSIST_STT_BLOCK", "recogniser plugins that are never loaded", NAMES, Audience.USER
 )
+TURNS = Variable(
+    "ASSIST_TURNS", "when set, only these turn model plugins are loaded", NAMES, Audience.USER
+)
+TURNS_BLOCK = Variable(
+    "ASSIST_TURNS_BLOCK", "turn model plugins that are never loaded", NAMES, Audience.USER
+)
 VOICE_COMMAND = Variable(
     "ASSIST_VOICE_COMMAND",
     "the command that starts the voice helper, its arguments following (default: the "
@@ -153,6 +159,8 @@ VARIABLES: tuple[Variable, ...] = (
     VOICES_BLOCK,
     STT,
     STT_BLOCK,
+    TURNS,
+    TURNS_BLOCK,
     VOICE_COMMAND,
     VOICE_READY_WITHIN,
     LOG,

@@ -18,14 +18,15 @@ file; `assist.mcp` reads, writes and reports.
 
 An engine value (`voice.engine`, `voice.fallback`) is any engine an installed plugin registers,
 or one of the engines we ship (a value may name a package not installed yet); `listen.stt` is
-the same for recognisers. The caller passes the installed names in.
+the same for recognisers and `listen.turn` for turn models. The caller passes the installed
+names in.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from functools import reduce
 from pathlib import PurePath
 from typing import Any, Protocol
@@ -38,6 +39,8 @@ from assist.core.files import VOICE_JSON
 from assist.core.interruptions import BACKCHANNELS, HOLD_MS, HOLD_RANGE_MS
 from assist.core.json_values import json_kind, show
 from assist.core.recognisers import RECOGNISER_PACKAGES
+from assist.core.turn_ends import TURN_PAUSE_MS
+from assist.core.turn_models import SILENCE, TURN_MODEL_PACKAGES
 
 U32_MAX = 2**32 - 1
 """The counts are unsigned 32-bit integers in Ambient's config; larger values would make
@@ -86,6 +89,9 @@ END_SILENCE_MS = 600
 END_SILENCE_RANGE_MS = (100, 10_000)
 """`listen.end_silence_ms` bounds: under 100 ms every pause between words ends a turn; past
 10 s a turn would end only at the 15 s cut."""
+TURN_PAUSE_RANGE_MS = (50, 10_000)
+"""`listen.turn_pause_ms` bounds: under 50 ms the turn model is asked at every gap between
+words; a pause as long as the end-of-turn silence never asks it (the silence rule alone)."""
 
 
 @attrs.frozen
@@ -97,6 +103,9 @@ class ListenSettings:
     device: str | None = None
     call_device: str | None = None
     end_silence_ms: int = END_SILENCE_MS
+    turn: str | None = None
+    """The turn model (16.1): a name, or None for the best installed."""
+    turn_pause_ms: int = TURN_PAUSE_MS
 
 
 @attrs.frozen
@@ -152,6 +161,7 @@ class Installed:
 
     engines: Collection[str] = ()
     recognisers: Collection[str] = ()
+    turn_models: Collection[str] = ()
 
 
 # Kinds of value --------------------------------------------------------------------------
@@ -242,6 +252,7 @@ DURATION = whole_number(1, U32_MAX, example=90)
 """Conversation ceilings (13), in seconds: at least 1, since a ceiling of zero would end every
 conversation at once."""
 END_SILENCE = whole_number(*END_SILENCE_RANGE_MS, example=END_SILENCE_MS, unit=" of milliseconds")
+TURN_PAUSE = whole_number(*TURN_PAUSE_RANGE_MS, example=TURN_PAUSE_MS, unit=" of milliseconds")
 HOLD = whole_number(*HOLD_RANGE_MS, example=HOLD_MS, unit=" of milliseconds")
 
 
@@ -292,29 +303,52 @@ ENGINE = _engine(allow_none=False)
 FALLBACK = _engine(allow_none=True)
 
 
-def _recogniser_value(value: object, installed: Installed) -> str | None:
-    if not isinstance(value, str):
-        raise TypeError("expected a recogniser name, auto or null")
-    name = value.strip().lower()
-    if name in AUTO_WORDS or not name:
-        return None
-    if name in usable_names(installed.recognisers, RECOGNISER_PACKAGES):
-        return name
-    raise ValueError(not_installed("recogniser", "recognisers", name, installed.recognisers))
+def _plugin_name(
+    noun: str,
+    plural: str,
+    installed_names: Callable[[Installed], Collection[str]],
+    ours: Mapping[str, str],
+    example: str,
+    built_in: Collection[str] = (),
+) -> Kind:
+    """A plugin's name (`listen.stt`, `listen.turn`): auto (null), or one installed or ours."""
+
+    def read(value: object, installed: Installed) -> str | None:
+        if not isinstance(value, str):
+            raise TypeError(f"expected a {noun} name, auto or null")
+        name = value.strip().lower()
+        if name in AUTO_WORDS or not name:
+            return None
+        if name in usable_names(installed_names(installed), ours):
+            return name
+        known = {*installed_names(installed), *built_in}
+        raise ValueError(not_installed(noun, plural, name, known))
+
+    def parse(key: str, text: str, installed: Installed) -> str | None:
+        try:
+            return read(text, installed)
+        except ValueError as problem:
+            raise SettingError(
+                f"{key} not changed: {show(text)} is not usable ({problem}); give {example}"
+            ) from None
+
+    return Kind(read, parse, lambda name: name or "auto", null_is_default=True)
 
 
-def _parse_recogniser(key: str, text: str, installed: Installed) -> str | None:
-    try:
-        return _recogniser_value(text, installed)
-    except ValueError as problem:
-        raise SettingError(
-            f"{key} not changed: {show(text)} is not usable ({problem}); "
-            "give a recogniser name such as whisper"
-        ) from None
-
-
-RECOGNISER = Kind(
-    _recogniser_value, _parse_recogniser, lambda name: name or "auto", null_is_default=True
+RECOGNISER = _plugin_name(
+    "recogniser",
+    "recognisers",
+    lambda installed: installed.recognisers,
+    RECOGNISER_PACKAGES,
+    "a recogniser name such as whisper",
+)
+TURN_MODEL = _plugin_name(
+    "turn model",
+    "turn models",
+    lambda installed: installed.turn_models,
+    TURN_MODEL_PACKAGES,
+    "a turn model such as smart-turn, or silence",
+    built_in=(SILENCE,),
 )
 
 PHRASE_SEPARATOR = ","
@@ -422,6 +456,8 @@ SETTINGS: tuple[Key, ...] = (
     Key("listen.device", TEXT),
     Key("listen.call_device", TEXT),
     Key("listen.end_silence_ms", END_SILENCE),
+    Key("listen.turn", TURN_MODEL),
+    Key("listen.turn_pause_ms", TURN_PAUSE),
 )
 """Every key of `assist config KEY VALUE`, in the order of behaviour.md 2.3, then those of 13,
 14.1, 14.2, 16.3 and 12.6; `parse_settings`, `set_key` and `describe` are loops over it. A key
@@ -450,13 +486,18 @@ def _current_form(doc: dict[str, Any], sections: Collection[str]) -> dict[str, A
 
 
 def parse_settings(
-    data: object, *, engines: Collection[str] = (), recognisers: Collection[str] = ()
+    data: object,
+    *,
+    engines: Collection[str] = (),
+    recognisers: Collection[str] = (),
+    turn_models: Collection[str] = (),
 ) -> tuple[Settings, list[str]]:
     """The settings in a parsed JSON document, with a warning for each value not used.
 
     `data` is what `json.loads` gave for the file (pass `{}` for a missing file). Anything
-    but an object means every default and one warning. `engines` and `recognisers` are the
-    names the installed plugins register (the ones we ship are always accepted).
+    but an object means every default and one warning. `engines`, `recognisers` and
+    `turn_models` are the names the installed plugins register (the ones we ship are always
+    accepted).
     """
     if not isinstance(data, dict):
         return Settings(), [
@@ -465,7 +506,7 @@ def parse_settings(
             "or set values with `assist config KEY VALUE`"
         ]
     data = _current_form(data, PLAIN_SWITCHES)
-    installed = Installed(engines, recognisers)
+    installed = Installed(engines, recognisers, turn_models)
     warnings: list[str] = []
     sections: dict[str, dict[str, Any]] = {}
     values: dict[str, Any] = {}
@@ -554,18 +595,19 @@ def set_key(
     ambient_file: bool,
     engines: Collection[str] = (),
     recognisers: Collection[str] = (),
+    turn_models: Collection[str] = (),
 ) -> dict[str, Any]:
     """A copy of `doc` with `key` set from the command-line `value` (behaviour.md 2.3).
 
     Every other key and section, known or not, is kept as it was. Raises SettingError,
     with a message for the person at the command line, when the value is refused; `doc`
     is never changed. `ambient_file` is true while the config file is Ambient's own;
-    `engines` and `recognisers` are the names the installed plugins register.
+    `engines`, `recognisers` and `turn_models` are the names the installed plugins register.
     """
     setting = _BY_NAME.get(key)
     if setting is None:
         raise SettingError(f"unknown setting {key!r}; the settings are: {', '.join(KEYS)}")
-    stored = setting.kind.parse(key, value.strip(), Installed(engines, recognisers))
+    stored = setting.kind.parse(key, value.strip(), Installed(engines, recognisers, turn_models))
     if (
         ambient_file
         and key == "voice.engine"

@@ -251,6 +251,15 @@ class TurnSegmenter:
         self._run = 0
         return []
 
+    def end_at_pause(self) -> list[TurnEvent]:
+        """End the turn now at its pause, as if the end-of-turn silence were over (a turn
+        model heard the phrase finish, behaviour.md 16.1). Only an announced pause ends
+        this way: the `TurnEnded` then has the `SpeechPaused`'s frames."""
+        turn = self._turn
+        if self._state is not State.PAUSED or turn is None or not turn.announced:
+            return []
+        return self._close(turn.pause_at)
+
     def _kind(self, prob: float) -> Kind:
         if prob >= self._rules.start_prob:
             return Kind.SPEECH

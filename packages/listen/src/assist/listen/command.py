@@ -63,6 +63,12 @@ def parser() -> argparse.ArgumentParser:
         metavar="N",
         help="silence that ends a turn, in ms (default 600)",
     )
+    result.add_argument(
+        "--turn",
+        metavar="MODEL",
+        help="what ends a turn at a short pause: a turn model, silence, or auto (the default: "
+        "the best installed)",
+    )
     result.add_argument("--quiet", action="store_true", help="no terminal view on stderr")
     result.add_argument(
         "--events",
@@ -112,13 +118,17 @@ class _Plan:
     sources: dict[str, Any]
     recogniser: Any
     rules: Any
+    pause: Any
+    turn: Any
     quiet: bool
     events: bool
     echo_reference: Path | None
 
 
 def _plan(args: argparse.Namespace) -> _Plan:
+    from assist.app.turn_models import installed_turn_models, load_turn_model
     from assist.core.settings import END_SILENCE_RANGE_MS
+    from assist.core.turn_ends import PauseRules
     from assist.core.turns import TurnRules
     from assist.listen.devices import DeviceError, find_device
     from assist.listen.recognisers import RecogniserError, build_recogniser
@@ -169,6 +179,8 @@ def _plan(args: argparse.Namespace) -> _Plan:
         plan.recogniser = build_recogniser(args.stt or listen.stt, args.model or listen.model)
     except RecogniserError as problem:
         raise _Refusal(f"{problem}; or name another with --stt") from None
+    plan.pause = PauseRules(turn_pause_ms=listen.turn_pause_ms)
+    plan.turn = load_turn_model(args.turn or listen.turn, installed_turn_models(os.environ))
     return plan
 
 
@@ -194,6 +206,7 @@ def _record(plan: _Plan) -> int:
             file=sys.stderr,
         )
         plan.recogniser.close()
+        plan.turn.model.close()
         return 1
     view = make_view(plan.quiet)
     warnings: list[str] = []
@@ -208,6 +221,9 @@ def _record(plan: _Plan) -> int:
         view.note(text)
 
     recognition = Recognition(plan.recogniser, written, warn)
+    if plan.turn.warning is not None:
+        warn(plan.turn.warning)
+    turn_model = _OneAtATime(plan.turn.model)
     signals = Signals(sys.stdout if plan.events else None, folder / SIGNALS_SOCKET, warn)
     reference = _echo_reference(plan, warn)
     canceller = EchoCanceller(reference.ring) if reference is not None else None
@@ -220,6 +236,9 @@ def _record(plan: _Plan) -> int:
             plan.rules,
             signals,
             canceller if name == "room" else None,
+            turn_model,
+            plan.pause,
+            warn,
         )
         for name, source in plan.sources.items()
     ]
@@ -249,6 +268,7 @@ def _record(plan: _Plan) -> int:
             reference.close()
         recognition.drain()
         plan.recogniser.close()
+        plan.turn.model.close()
         raw.close()
         view.stop()
         for track in tracks:
@@ -271,6 +291,23 @@ def _record(plan: _Plan) -> int:
     if not plan.quiet:
         view.note(ended(folder.name, raw.lines))
     return 0
+
+
+class _OneAtATime:
+    """The turn model the tracks share, judging for one track at a time, as a model expects."""
+
+    def __init__(self, model: Any) -> None:
+        self.name = model.name
+        self._model = model
+        self._lock = threading.Lock()
+
+    def judge(self, samples: Any) -> Any:
+        with self._lock:
+            return self._model.judge(samples)
+
+    def close(self) -> None:
+        with self._lock:
+            self._model.close()
 
 
 def _echo_reference(plan: _Plan, warn: Any) -> Any:

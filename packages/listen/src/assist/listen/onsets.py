@@ -9,6 +9,11 @@ on stdout, flushed at once, after the `session` line:
     {"event":"speech_stopped","track":"room","ms":2345}
     {"event":"loud","track":"room","ms":1240,"level":0.12}
 
+With a turn model (16.1) each short pause also gives its verdict: `ms` where the pause began,
+what the model said, and how long it took (over 150 ms it counted as incomplete):
+
+    {"event":"turn_verdict","track":"room","ms":2300,"complete":true,"took_ms":64}
+
 The same lines go, as datagrams, to the socket that `signals.sock` in the session folder links
 to, when a server watching the meeting has made it (barge-in in a meeting, 14.2; the socket
 itself lives in a short folder, as a deep session folder could not hold it). `ms` is on the
@@ -95,6 +100,10 @@ class Signals:
 
     def loud(self, track: str, ms: int, level: float) -> None:
         self._write({"event": "loud", "track": track, "ms": ms, "level": round(level, 4)})
+
+    def verdict(self, track: str, ms: int, complete: bool, took_ms: float) -> None:
+        event = {"event": "turn_verdict", "track": track, "ms": ms, "complete": complete}
+        self._write({**event, "took_ms": round(took_ms)})
 
     def _write(self, event: dict[str, Any]) -> None:
         line = json.dumps(event, separators=(",", ":")) + "\n"

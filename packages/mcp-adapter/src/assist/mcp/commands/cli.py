@@ -39,13 +39,16 @@ ENGINES_DESCRIPTION = (
 
 
 def engines_command(_args: argparse.Namespace) -> int:
-    """List the registered voice engines, then the speech recognisers: their packages and
-    whether each can load here, each under its heading as `assist doctor` shows them."""
+    """List the registered voice engines, then the speech recognisers, then the turn models:
+    their packages and whether each can load here, each under its heading as `assist doctor`
+    shows them."""
     from assist.app.engines import load_plugins
+    from assist.app.turn_models import installed_turn_models
     from assist.core.engines import VOICES, VoiceOptions
     from assist.core.recognisers import RecogniserOptions
     from assist.mcp.speech.engine_choice import VOICES_HEADING, describe_engines
     from assist.mcp.speech.recogniser_choice import INDENT, describe_recognisers, recognisers
+    from assist.mcp.speech.turn_model_choice import describe_turn_models
     from assist.mcp.store.paths import voice_cache_root
 
     options = VoiceOptions(cache_root=str(voice_cache_root(os.environ)))
@@ -53,6 +56,8 @@ def engines_command(_args: argparse.Namespace) -> int:
     for line in describe_engines(load_plugins(VOICES, os.environ), options):
         print(INDENT + line)
     for line in describe_recognisers(recognisers(os.environ), RecogniserOptions()):
+        print(line)
+    for line in describe_turn_models(installed_turn_models(os.environ)):
         print(line)
     return 0
 
@@ -197,7 +202,7 @@ def _dispatch(arguments: list[str]) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     commands.add_parser(
         "engines",
-        help="list the voices and speech recognisers installed",
+        help="list the voices, speech recognisers and turn models installed",
         description=ENGINES_DESCRIPTION,
     ).set_defaults(run=engines_command)
     commands.add_parser("mcp", help="run the assistant for an AI agent (the agent starts it)")

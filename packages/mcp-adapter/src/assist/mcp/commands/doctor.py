@@ -28,6 +28,7 @@ from pathlib import Path
 
 from assist.app.audio import check_audio
 from assist.app.engines import MEMORY_TABLE_PLATFORM, choose_here, ready_offline, total_memory
+from assist.app.turn_models import installed_turn_models
 from assist.core import json_text, refusals
 from assist.core.engines import ALLOW_VARIABLE, BLOCK_VARIABLE, VoiceOptions
 from assist.core.files import LOCK_FILE
@@ -47,6 +48,7 @@ from assist.mcp.speech.helper_command import (
 )
 from assist.mcp.speech.recogniser_choice import describe_recognisers, recognisers
 from assist.mcp.speech.supervisor import READY_WITHIN_VARIABLE, VoiceFailure, ready_limit
+from assist.mcp.speech.turn_model_choice import describe_turn_models
 from assist.mcp.store.heartbeat import read_heartbeat
 from assist.mcp.store.paths import sessions_root
 from assist.mcp.store.pids import fits_pid, is_alive
@@ -123,6 +125,7 @@ def report(machine: Machine, plan: EnginePlan, memory: int) -> list[str]:
     lines += describe_recognisers(
         recognisers(machine.environ), RecogniserOptions(), settings.listen.stt
     )
+    lines += describe_turn_models(installed_turn_models(machine.environ), settings.listen.turn)
     lines += choice_lines(machine, plan, memory)
     lines.append(
         f"start-up limit: {ready_limit(machine.environ):g} s for a voice helper to be ready "

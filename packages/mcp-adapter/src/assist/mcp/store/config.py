@@ -26,6 +26,7 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from assist.app.turn_models import installed_turn_models
 from assist.core import json_text
 from assist.core.settings import (
     SettingError,
@@ -73,6 +74,7 @@ class ConfigFile:
         *,
         engines: Collection[str] = (),
         recognisers: Collection[str] = (),
+        turn_models: Collection[str] = (),
         ambient: bool = False,
     ) -> None:
         self.path = path
@@ -81,6 +83,8 @@ class ConfigFile:
         """The engine names the installed plugins register: what `voice.engine` may name."""
         self.recognisers = recognisers
         """The recogniser names the installed plugins register: what `listen.stt` may name."""
+        self.turn_models = turn_models
+        """The turn model names the installed plugins register: what `listen.turn` may name."""
         self._seen: tuple[int, int, int] | None = None
         self._settings: Settings = Settings()
         self._problem: str | None = None
@@ -94,6 +98,7 @@ class ConfigFile:
             location.path,
             engines=engine_names(environ),
             recognisers=recogniser_names(environ),
+            turn_models=sorted(installed_turn_models(environ).specs),
             ambient=location.ambient,
         )
 
@@ -130,7 +135,10 @@ class ConfigFile:
             self._settings = Settings()
             return self._settings
         self._settings, warnings = parse_settings(
-            document, engines=self.engines, recognisers=self.recognisers
+            document,
+            engines=self.engines,
+            recognisers=self.recognisers,
+            turn_models=self.turn_models,
         )
         for warning in warnings:
             log.warning(f"{self.path}: {warning}")
@@ -171,6 +179,7 @@ class ConfigFile:
             ambient_file=self.ambient,
             engines=self.engines,
             recognisers=self.recognisers,
+            turn_models=self.turn_models,
         )
         write_atomically(self.path, format_document(updated))
 

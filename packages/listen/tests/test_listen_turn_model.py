@@ -1,0 +1,143 @@
+"""`assist listen` with a turn model (behaviour.md 16.1): a hesitant phrase stays one line, a
+finished one ends at the short pause, and nothing said is lost or written twice, whatever the
+model says; a model that cannot load or fails leaves the silence rule, with one warning."""
+
+from __future__ import annotations
+
+import json
+import sys
+from itertools import pairwise
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from listen_harness import Listener, listen_env, raw_lines, write_wav
+
+RATE_HZ = 16_000
+HESITANT = ("I was thinking we could move the launch to", "next Tuesday after the review")
+FINISHED = "What time is it?"
+MID_THOUGHT_S = 0.5
+"""The pause inside the hesitant phrase: under the 600 ms limit, over the 200 ms short pause."""
+
+
+@pytest.fixture(scope="module")
+def recording(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[float, float]]]:
+    """A WAV of the hesitant phrase, then the finished one 1.5 s later, and where each of the
+    three pieces of speech lies, in seconds."""
+    from assist.listen.voiced import Voice
+
+    voice = Voice()
+    try:
+        pieces = [voice.say(text) for text in (*HESITANT, FINISHED)]
+    finally:
+        voice.close()
+    gaps = (0.5, MID_THOUGHT_S, 1.5, 1.0)
+    parts, spans, at = [], [], 0
+    for gap, piece in zip(gaps, [*pieces, None], strict=True):
+        parts.append(np.zeros(int(gap * RATE_HZ), np.float32))
+        at += len(parts[-1])
+        if piece is not None:
+            parts.append(piece)
+            spans.append((at / RATE_HZ, (at + len(piece)) / RATE_HZ))
+            at += len(piece)
+    path = tmp_path_factory.mktemp("turns") / "hesitant.wav"
+    write_wav(path, np.concatenate(parts), RATE_HZ)
+    return path, spans
+
+
+def listen(tmp_path: Path, path: Path, turn: str, *more: str) -> tuple[list[dict], list[str]]:
+    """The lines and warnings of `assist listen --turn TURN` on `path`, every turn model
+    plugin loaded (the fake ones too)."""
+    lines, warnings, _ = listen_with_events(tmp_path, path, turn, *more)
+    return lines, warnings
+
+
+def listen_with_events(tmp_path: Path, path: Path, turn: str, *more: str):
+    """`listen`, and the NDJSON events on stdout after the session line (with `--events`)."""
+    folder = tmp_path / f"{turn}{''.join(more)}"
+    listener = Listener(
+        folder / "s",
+        listen_env(folder, ASSIST_TURNS=""),
+        *("--from", str(path), "--fast", "--stt", "fake", "--turn", turn, *more),
+    )
+    code, out, err = listener.wait()
+    assert code == 0, err
+    meta = json.loads((listener.folder / "session.json").read_text())
+    events = [json.loads(line) for line in out.splitlines()[1:]]
+    return raw_lines(listener.folder), meta["warnings"], events
+
+
+def spans_of(lines: list[dict]) -> list[tuple[float, float]]:
+    return [(line["start_ms"] / 1000, line["end_ms"] / 1000) for line in lines]
+
+
+def assert_each_piece_in_exactly_one_line(lines: list[dict], pieces) -> None:
+    """No line overlaps another, and each piece of speech lies within one line."""
+    spans = spans_of(lines)
+    assert all(end <= start for (_, end), (start, _) in pairwise(spans)), spans
+    for start, end in pieces:
+        holding = [s for s in spans if s[0] <= start + 0.05 and end - 0.1 <= s[1]]
+        assert len(holding) == 1, (start, end, spans)
+
+
+def test_smart_turn_keeps_a_hesitant_phrase_one_line_and_ends_the_finished_one(
+    tmp_path: Path, recording
+) -> None:
+    path, pieces = recording
+    lines, warnings = listen(tmp_path, path, "smart-turn")
+    assert warnings == []
+    assert len(lines) == 2, lines
+    first = spans_of(lines)[0]
+    assert first[0] <= pieces[0][0] and pieces[1][1] - 0.1 <= first[1]
+    assert_each_piece_in_exactly_one_line(lines, pieces)
+
+
+def test_a_model_that_says_complete_at_every_pause_splits_it_losing_and_doubling_nothing(
+    tmp_path: Path, recording
+) -> None:
+    path, pieces = recording
+    lines, warnings = listen(tmp_path, path, "always-complete")
+    assert warnings == []
+    assert len(lines) == 3, lines
+    assert_each_piece_in_exactly_one_line(lines, pieces)
+
+
+def test_a_model_that_never_says_complete_writes_the_lines_of_the_silence_rule(
+    tmp_path: Path, recording
+) -> None:
+    path, _ = recording
+    assert listen(tmp_path, path, "never-complete") == listen(tmp_path, path, "silence")
+
+
+@pytest.mark.parametrize(
+    ("turn", "said"),
+    [
+        ("unloadable", "the turn model 'unloadable' could not load (the fake weights are damaged)"),
+        ("failing", "room: the turn model failing failed (the fake turn model refuses)"),
+    ],
+)
+def test_a_turn_model_that_cannot_load_or_fails_leaves_the_silence_rule_with_one_warning(
+    tmp_path: Path, recording, turn: str, said: str
+) -> None:
+    path, _ = recording
+    lines, warnings = listen(tmp_path, path, turn)
+    silence_lines, _ = listen(tmp_path, path, "silence")
+    assert lines == silence_lines
+    assert len(warnings) == 1 and warnings[0].startswith(said), warnings
+
+
+def test_each_verdict_is_told_with_events_and_the_silence_rule_tells_none(
+    tmp_path: Path, recording
+) -> None:
+    path, pieces = recording
+    _, _, events = listen_with_events(tmp_path, path, "always-complete", "--events")
+    verdicts = [event for event in events if event["event"] == "turn_verdict"]
+    assert len(verdicts) == 3
+    for verdict, (_, end) in zip(verdicts, pieces, strict=True):
+        assert set(verdict) == {"event", "track", "ms", "complete", "took_ms"}
+        assert verdict["track"] == "room" and verdict["complete"] is True
+        assert end * 1000 - 100 <= verdict["ms"] <= end * 1000 + 200
+    _, _, events = listen_with_events(tmp_path, path, "silence", "--events")
+    assert [event for event in events if event["event"] == "turn_verdict"] == []

@@ -1,0 +1,63 @@
+"""Smart Turn v3.2 on onnxruntime: the turn so far in, whether the phrase is over out.
+
+The CPU build of the model (`smart-turn-v3.2-cpu.onnx`, 8.7 MB, Daily, BSD-2-Clause) is
+installed beside this module, so nothing is ever downloaded, and checked before it is loaded
+(`assist.turn.smart.weights`). It takes `input_features`, a batch of (80, 800)
+log-mel windows (`assist.turn.smart.features`), and gives one probability per window that the
+phrase is complete; over 0.5 is complete, as Pipecat reads it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from assist.app.turn_audio import turn_samples
+from assist.core.turn_models import TurnVerdict
+from assist.turn.smart.features import last_window, log_mel
+from assist.turn.smart.weights import model_path, verified
+
+NAME = "smart-turn"
+THRESHOLD = 0.5
+"""A probability over this is complete."""
+THREADS = 1
+"""One thread: the recogniser works on the same turn at the same time, on a 2-core machine."""
+NO_SPINNING = ("session.intra_op.allow_spinning", "0")
+"""Idle worker threads would otherwise spin between turns."""
+
+
+class SmartTurn:
+    """A loaded Smart Turn model; see the module docstring."""
+
+    name = NAME
+
+    def __init__(self, path: Path | None = None, threads: int | None = None) -> None:
+        import onnxruntime
+
+        options = onnxruntime.SessionOptions()
+        options.inter_op_num_threads = 1
+        options.intra_op_num_threads = threads or THREADS
+        options.log_severity_level = 4
+        options.add_session_config_entry(*NO_SPINNING)
+        self._session: Any = onnxruntime.InferenceSession(
+            str(verified(path or model_path())),
+            sess_options=options,
+            providers=["CPUExecutionProvider"],
+        )
+        self.probability(np.zeros(0, np.float32))  # the first run is slow: not on a turn
+
+    def probability(self, samples: Any) -> float:
+        """How likely the phrase in the turn so far (float32 mono 16 kHz) is complete."""
+        if self._session is None:
+            raise RuntimeError("this turn model was closed; build a new one")
+        features = log_mel(last_window(turn_samples(samples)))[np.newaxis]
+        (output,) = self._session.run(None, {"input_features": features})
+        return float(np.asarray(output).reshape(-1)[0])
+
+    def judge(self, samples: Any) -> TurnVerdict:
+        probability = self.probability(samples)
+        return TurnVerdict(probability > THRESHOLD, probability)
+
+    def close(self) -> None:
+        self._session = None
