@@ -1,0 +1,135 @@
+"""The adaptive filters the echo canceller can use, behind one shape (behaviour 16.3).
+
+WebRTC's AEC3 (`pywebrtc-audio`) is the default: on Piper speech through a synthetic room it
+took 36-46 dB out within the first second where speexdsp took 4-7 (benchmarks/echo.py), and
+its own delay estimator spans a misreport of the stamps of a few hundred milliseconds, as long
+as the echo comes after its reference. Speexdsp (`pyaec`) is the fallback: its 64 ms filter
+spans the room only once the lag is taken out. A filter that cannot load (a missing or broken
+wheel) gives way to the next, with one warning each; with neither, the barge-in gate alone
+keeps the assistant's voice out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Protocol
+
+import numpy as np
+from assist.core.echo_reference import RATE_HZ
+
+SPEEX_PART = 128
+"""Samples per speex call, a quarter of the listener's frame: speex adapts per call, and on
+Piper speech at 0 dB 128 samples cancelled 22 dB over echo delays of 0-60 ms where 256
+cancelled 15-20 dB (benchmarks/echo.py)."""
+SPEEX_FILTER_S = 0.064
+"""The echo path speex spans (1024 taps) once the lag is taken out: from 16 ms before the lag
+to 48 ms after it (a room's early reflections). Longer filters learn slower: in the PulseAudio
+room 100 ms cancelled 30 dB, 64 ms 32 dB (benchmarks/echo.py)."""
+AEC3_CHUNK = RATE_HZ // 100
+"""AEC3 works on 10 ms: handed a 32 ms frame it pads the last 2 ms with zeros, breaking the echo
+path at every frame, which cost 10-25 dB (benchmarks/echo.py). So whole chunks go in, and the
+cleaned audio comes out one chunk late."""
+
+
+class Filter(Protocol):
+    """Microphone and reference (int16, the same span) in, the microphone without the echo."""
+
+    name: str
+    needs_lag: bool
+    """Whether frames must pass untouched until the lag is known: the filter spans too short a
+    path to reach an echo the stamps misplace."""
+    follows_s: float
+    """How much later than the reference it is given the echo may come and still be taken out:
+    a lag found within it is left to the filter, whose own estimate of the delay would start
+    afresh at a shift of the reference."""
+    settle_s: float
+    """Played speech over which the filter must show its worth before its output is trusted."""
+
+    def cancel(self, microphone: np.ndarray, reference: np.ndarray) -> np.ndarray: ...
+
+    def restart(self) -> None:
+        """The next frame does not follow the last one (frames passed untouched between)."""
+
+
+class Aec3Filter:
+    """WebRTC's AEC3 through `pywebrtc-audio`."""
+
+    name = "WebRTC AEC3"
+    needs_lag = False
+    follows_s = 0.15
+    """AEC3 took 36 dB out within 2 s of an echo 136 ms after its reference, but only 14 dB in the
+    first second at 320 ms; a lag of 40 ms taken out after a second cost it 2 s of relearning
+    (benchmarks/echo.py)."""
+    settle_s = 0.25
+    """On Piper speech in software AEC3 took 30 dB or more out within its first quarter second
+    (benchmarks/echo.py): a line can be interrupted from its first second."""
+
+    def __init__(self) -> None:
+        from pywebrtc_audio import AudioProcessor
+
+        self._processor = AudioProcessor(sample_rate=RATE_HZ, echo_cancellation=True)
+        self._processor.process(np.zeros(AEC3_CHUNK, np.int16), np.zeros(AEC3_CHUNK, np.int16))
+        self.restart()
+
+    def restart(self) -> None:
+        self._microphone = np.zeros(0, np.int16)
+        self._reference = np.zeros(0, np.int16)
+        self._out = np.zeros(AEC3_CHUNK, np.int16)  # one chunk late: silence to begin with
+
+    def cancel(self, microphone: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        heard = np.concatenate((self._microphone, microphone))
+        played = np.concatenate((self._reference, reference))
+        whole = len(heard) - len(heard) % AEC3_CHUNK
+        cleaned = self._processor.process(heard[:whole], played[:whole]) if whole else heard[:0]
+        self._microphone, self._reference = heard[whole:], played[whole:]
+        out = np.concatenate((self._out, cleaned))
+        self._out = out[len(microphone) :]
+        return out[: len(microphone)]
+
+
+class SpeexFilter:
+    """Speexdsp's echo canceller through `pyaec`, its preprocessor off (see echo_canceller)."""
+
+    name = "speexdsp"
+    needs_lag = True
+    follows_s = 0.0
+    """Speex's taps fit one lag: a move of 3.6 ms took it from 30 dB to 6."""
+    settle_s = 1.0
+    """Half a second of 15 dB came too soon, with the filter still learning (a reply then cut
+    itself off in the PulseAudio room)."""
+
+    def __init__(self) -> None:
+        from pyaec import Aec
+
+        self._aec = Aec(SPEEX_PART, round(SPEEX_FILTER_S * RATE_HZ), RATE_HZ, False)
+
+    def restart(self) -> None:
+        """Speex works on each part alone: nothing is held between frames."""
+
+    def cancel(self, microphone: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        out = microphone.copy()
+        whole = len(microphone) - len(microphone) % SPEEX_PART
+        for start in range(0, whole, SPEEX_PART):
+            part = slice(start, start + SPEEX_PART)
+            out[part] = self._aec.cancel_echo(microphone[part], reference[part])
+        return out
+
+
+FILTERS: tuple[type[Aec3Filter] | type[SpeexFilter], ...] = (Aec3Filter, SpeexFilter)
+"""Tried in this order."""
+
+
+def load_filter(warn: Callable[[str], None]) -> Filter | None:
+    """The first filter that loads, with one warning for each that does not."""
+    for number, kind in enumerate(FILTERS):
+        try:
+            return kind()
+        except Exception as error:  # a missing module, a broken wheel: the next one
+            after = FILTERS[number + 1 :]
+            instead = (
+                f"{after[0].name} cancels it instead"
+                if after
+                else "the assistant's own voice is kept out by the barge-in gate alone"
+            )
+            warn(f"room: the {kind.name} echo canceller could not load ({error}); {instead}")
+    return None
