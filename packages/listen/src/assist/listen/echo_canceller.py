@@ -72,7 +72,8 @@ the sample while the timeline did, and a speex filter learnt at one lag cancelle
 of 30 once the echo had moved by 3.6 ms."""
 LAG_JUMP_S = 0.001
 """A change of the lag this large means the filter's taps no longer fit (a 3.6 ms move cost
-24 dB): it must show again that it takes the voice out before a loud onset is trusted."""
+speex 24 dB; AEC3 has to find the delay again): it must show again that it takes the voice
+out before a loud onset is trusted."""
 WAIT_S = 0.15
 """Longest a frame waits for reference still to come: the helper hands the device its blocks
 ahead of their time, but a starved writer thread can fall behind the capture. The wait comes
@@ -122,6 +123,9 @@ class EchoCanceller:
         """The lag the reference is taken at: the lag found, unless the filter follows the
         echo that far by itself (then the one before: for AEC3 the stamps as they are, to
         begin with); None while a filter that needs the lag waits for it."""
+        self._learnt_at: float | None = None
+        """The lag the filter's trust rests on: the one found when it last began to learn. A
+        move from it this large, even one AEC3 follows by itself, must be shown again."""
         self.playing = False
         """Whether the last frame was heard while the voice (or its echo's tail) played."""
 
@@ -147,12 +151,8 @@ class EchoCanceller:
             self._heard, self._filtering = [], False
             return frame
         if self.ring.timeline != self._timeline:  # the stamps started afresh
-            self._timeline, self.lag, self._settled, self._heard = (
-                self.ring.timeline,
-                None,
-                False,
-                [],
-            )
+            self._timeline, self._settled, self._heard = self.ring.timeline, False, []
+            self.lag = self._learnt_at = None
             if self.filter.needs_lag:
                 self._shift = None
         self._look_for_lag(frame, at)
@@ -199,11 +199,10 @@ class EchoCanceller:
         lag = echo_lag(microphone, reference, RATE_HZ)
         if lag is None:
             return
-        self.lag, shift = lag, self._shift
-        strayed = None if shift is None else lag - shift
-        if strayed is not None and -LAG_NUDGE_S < strayed < self.filter.follows_s + LAG_NUDGE_S:
-            return
-        if strayed is None or abs(strayed) >= LAG_JUMP_S:
-            self._settled = False
+        self.lag = lag
+        if self._learnt_at is None or abs(lag - self._learnt_at) >= LAG_JUMP_S:
+            self._settled, self._learnt_at = False, lag
             self._learning = [0.0, 0.0, 0.0]
-        self._shift = lag
+        strayed = None if self._shift is None else lag - self._shift
+        if strayed is None or not -LAG_NUDGE_S < strayed < self.filter.follows_s + LAG_NUDGE_S:
+            self._shift = lag
