@@ -4,6 +4,8 @@ the fallback) and the canceller on Piper speech."""
 
 from __future__ import annotations
 
+import json
+import signal
 import socket
 import sys
 import time
@@ -22,6 +24,7 @@ from hypothesis import strategies as st
 
 sys.path.insert(0, str(Path(__file__).parent))
 from echo_mix import erle_db, loud_onsets, mix, room_impulse
+from listen_harness import Listener, eventually, listen_env
 
 LINE = (
     "Tokyo is nine hours ahead of London, so it is late in the evening there, and most "
@@ -272,3 +275,26 @@ def test_with_no_canceller_that_loads_the_gate_alone_is_left_and_each_step_warns
     assert len(warnings) == 2
     assert "speexdsp" in warnings[1] and "libaec.so" in warnings[1]
     assert "barge-in gate alone" in warnings[1]
+
+
+def test_a_listener_whose_aec3_cannot_load_records_with_speex_and_says_so_once(
+    tmp_path: Path, audio_room: dict[str, str]
+) -> None:
+    broken = tmp_path / "broken" / "pywebrtc_audio"
+    broken.mkdir(parents=True)
+    (broken / "__init__.py").write_text('raise ImportError("a broken wheel")\n')
+    env = listen_env(tmp_path, **audio_room)
+    env["PYTHONPATH"] = f"{broken.parent}:{env['PYTHONPATH']}"
+    reference = tmp_path / "ref.sock"
+    listener = Listener(
+        tmp_path / "s", env, "--stt", "fake", "--quiet", "--echo-reference", str(reference)
+    )
+    eventually(reference.exists)
+    listener.process.send_signal(signal.SIGINT)
+    code, _, err = listener.wait(timeout=60)
+    assert code == 0, err
+    warnings = json.loads((listener.folder / "session.json").read_text())["warnings"]
+    assert warnings == [
+        "room: the WebRTC AEC3 echo canceller could not load (a broken wheel); speexdsp "
+        "cancels it instead"
+    ]
