@@ -109,6 +109,8 @@ class EchoCanceller:
         self._learning = [0.0, 0.0, 0.0]  # seconds, energy in, energy out, of played sound
         self._settled = False
         self._filtering = False
+        """Whether the last frame went through the filter (if not, the next one does not
+        follow on from what the filter holds)."""
         self._heard: list[np.ndarray] = []
         self._heard_from = 0.0
         self._timeline = 0
@@ -125,7 +127,7 @@ class EchoCanceller:
         begin with); None while a filter that needs the lag waits for it."""
         self._learnt_at: float | None = None
         """The lag the filter's trust rests on: the one found when it last began to learn. A
-        move from it this large, even one AEC3 follows by itself, must be shown again."""
+        move from it of LAG_JUMP_S or more, even one AEC3 follows by itself, is shown again."""
         self.playing = False
         """Whether the last frame was heard while the voice (or its echo's tail) played."""
 

@@ -1,10 +1,10 @@
 """The adaptive filters the echo canceller can use, behind one shape (behaviour 16.3).
 
-WebRTC's AEC3 (`pywebrtc-audio`) is the default: on Piper speech through a synthetic room it
-took 36-46 dB out within the first second where speexdsp took 4-7 (benchmarks/echo.py), and
-its own delay estimator spans a misreport of the stamps of a few hundred milliseconds, as long
-as the echo comes after its reference. Speexdsp (`pyaec`) is the fallback: its 64 ms filter
-spans the room only once the lag is taken out. A filter that cannot load (a missing or broken
+WebRTC's AEC3 (`pywebrtc-audio`) is the default: on Piper speech through a synthetic 50 ms
+room it took 38-39 dB out over the voice's first 2 s and 35 dB after, where speexdsp took 3
+and 23-26 (benchmarks/README.md), and its own delay estimator follows an echo that comes up to
+150 ms after its reference. Speexdsp (`pyaec`) is the fallback: its 64 ms filter spans the
+room only once the lag is taken out. A filter that cannot load (a missing or broken
 wheel) gives way to the next, with one warning each; with neither, the barge-in gate alone
 keeps the assistant's voice out.
 """
@@ -27,7 +27,7 @@ to 48 ms after it (a room's early reflections). Longer filters learn slower: in 
 room 100 ms cancelled 30 dB, 64 ms 32 dB (benchmarks/echo.py)."""
 AEC3_CHUNK = RATE_HZ // 100
 """AEC3 works on 10 ms: handed a 32 ms frame it pads the last 2 ms with zeros, breaking the echo
-path at every frame, which cost 10-25 dB (benchmarks/echo.py). So whole chunks go in, and the
+path at every frame, which cost 4-26 dB (benchmarks/README.md). So whole chunks go in, and the
 cleaned audio comes out one chunk late."""
 
 
@@ -58,17 +58,19 @@ class Aec3Filter:
     needs_lag = False
     follows_s = 0.15
     """AEC3 took 36 dB out within 2 s of an echo 136 ms after its reference, but only 14 dB in the
-    first second at 320 ms; a lag of 40 ms taken out after a second cost it 2 s of relearning
-    (benchmarks/echo.py)."""
+    first second at 320 ms; after a lag of 40 ms was taken out a second in, it took 2 s to be
+    trusted again (benchmarks/README.md)."""
     settle_s = 0.25
-    """On Piper speech in software AEC3 took 30 dB or more out within its first quarter second
-    (benchmarks/echo.py): a line can be interrupted from its first second."""
+    """By the time the lag is known AEC3 has learnt the room: in software it took 41-50 dB out
+    over the voice's first quarter second, and through PulseAudio, trusted 0.54-0.58 s into the
+    voice, it left no trusted frame above RMS 0.024 (benchmarks/README.md)."""
 
     def __init__(self) -> None:
         from pywebrtc_audio import AudioProcessor
 
         self._processor = AudioProcessor(sample_rate=RATE_HZ, echo_cancellation=True)
-        self._processor.process(np.zeros(AEC3_CHUNK, np.int16), np.zeros(AEC3_CHUNK, np.int16))
+        silence = np.zeros(AEC3_CHUNK, np.int16)
+        self._processor.process(silence, silence)  # a broken wheel fails here, not mid-line
         self.restart()
 
     def restart(self) -> None:
