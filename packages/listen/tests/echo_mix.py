@@ -38,6 +38,8 @@ class Mix:
     cancelled: np.ndarray
     unsettled: list[bool]
     """Per frame: the canceller had not yet learnt the room while the voice played."""
+    onset_probs: list[float | None]
+    """Per frame: the speech probability a loud onset needed, where the canceller set it."""
 
 
 def mix(
@@ -70,7 +72,7 @@ def mix(
     played = np.zeros(length + AHEAD, np.int16)  # then silence, as the helper sends it
     played[: len(line)] = np.round(np.clip(line, -1, 1) * 32767).astype(np.int16)[:length]
     cancelled = np.zeros(length, np.float32)
-    unsettled = []
+    unsettled, onset_probs = [], []
     sent = 0
     for start in range(0, length, FRAME_SAMPLES):
         while sent < len(played) and sent < start + AHEAD:  # the player runs ahead
@@ -79,7 +81,8 @@ def mix(
         frame = microphone[start : start + FRAME_SAMPLES]
         cancelled[start : start + FRAME_SAMPLES] = canceller.cancel(frame, START + start / RATE_HZ)
         unsettled.append(canceller.playing and not canceller.settled)
-    return Mix(microphone, cancelled, unsettled)
+        onset_probs.append(canceller.onset_prob)
+    return Mix(microphone, cancelled, unsettled, onset_probs)
 
 
 def room_impulse(seed: int = 7) -> np.ndarray:
@@ -92,18 +95,21 @@ def room_impulse(seed: int = 7) -> np.ndarray:
     return impulse.astype(np.float32)
 
 
-def loud_onsets(samples: np.ndarray, unsettled: list[bool] | None = None) -> list[float]:
-    """Seconds at which the barge-in gate finds a loud speech onset in `samples`; none in the
-    frames `unsettled` marks, as the track does while its canceller learns the room."""
+def loud_onsets(samples: np.ndarray, heard: Mix | None = None) -> list[float]:
+    """Seconds at which the barge-in gate finds a loud speech onset in `samples`; as the track
+    does, none in the frames where `heard`'s canceller had not learnt the room, and at the
+    speech probability it asked for."""
     rules = TurnRules()
     vad, onsets = SileroVad(), LoudOnsets(rules)
     found = []
     for number, start in enumerate(range(0, len(samples) - FRAME_SAMPLES + 1, FRAME_SAMPLES)):
         frame = samples[start : start + FRAME_SAMPLES]
         level = float(np.sqrt(np.mean(np.square(frame))))
-        if unsettled is not None and unsettled[number]:
-            level = 0.0
-        onset = onsets.feed(number, vad.probability(frame), level)
+        needed = None
+        if heard is not None:
+            level = 0.0 if heard.unsettled[number] else level
+            needed = heard.onset_probs[number]
+        onset = onsets.feed(number, vad.probability(frame), level, needed)
         if onset is not None:
             found.append(onset * FRAME_SAMPLES / RATE_HZ)
     return found

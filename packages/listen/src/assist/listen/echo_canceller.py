@@ -136,6 +136,13 @@ class EchoCanceller:
         """Whether the filter has shown it takes the voice out, since the lag last changed."""
         return self._settled
 
+    @property
+    def onset_prob(self) -> float | None:
+        """The speech probability a loud onset needs in the last frame: the filter's own while
+        its output is used (AEC3's suppressor leaves the user's words sounding less like
+        speech), else None."""
+        return self.filter.onset_prob if self.playing and self._settled else None
+
     def active(self, at: float) -> bool:
         """Whether the voice sounded recently enough, at `at`, for its echo to be heard."""
         last = self.ring.last_sound

@@ -44,6 +44,9 @@ class Filter(Protocol):
     afresh at a shift of the reference."""
     settle_s: float
     """Played speech over which the filter must show its worth before its output is trusted."""
+    onset_prob: float | None
+    """The speech probability a loud onset needs in the filter's output while the voice plays
+    (None: the turn rules' own)."""
 
     def cancel(self, microphone: np.ndarray, reference: np.ndarray) -> np.ndarray: ...
 
@@ -64,6 +67,13 @@ class Aec3Filter:
     """By the time the lag is known AEC3 has learnt the room: in software it took 41-50 dB out
     over the voice's first quarter second, and through PulseAudio, trusted 0.54-0.58 s into the
     voice, it left no trusted frame above RMS 0.024 (benchmarks/README.md)."""
+
+    onset_prob: float | None = 0.2
+    """AEC3's suppressor shapes the user's words over the line: Silero scored them 0.2-0.5
+    where alone they scored 0.7-0.9, so at the turn rules' 0.5 a loud onset came 0.6-1.7 s
+    after the user's first sound, on a later word, in recordings of the PulseAudio room; at 0.2
+    mostly 60-100 ms, and the echo alone, gated to silence once trusted, opened none
+    (benchmarks/README.md)."""
 
     def __init__(self) -> None:
         from pywebrtc_audio import AudioProcessor
@@ -99,6 +109,8 @@ class SpeexFilter:
     settle_s = 1.0
     """Half a second of 15 dB came too soon, with the filter still learning (a reply then cut
     itself off in the PulseAudio room)."""
+    onset_prob: float | None = None
+    """Speex leaves the user's words as they were: at 0.2 its residue opened loud onsets."""
 
     def __init__(self) -> None:
         from pyaec import Aec
