@@ -7,10 +7,13 @@ side, what it costs, and what it does for barge-in.
   PulseAudio), through the real canceller frame by frame (`packages/listen/tests/echo_mix.py`);
   the echo's energy before and after the filter (its own output, before the listener's trust
   and residual gate, and the frame itself where speex waits for the lag) over the voice's
-  first 2 s and after; when the listener first trusts it; its CPU per second of audio.
+  first 2 s and after; when the listener first trusts it; its CPU per second of audio; and,
+  with a user over the echo 1.5, 2.5 or 4.0 s into the line, their first sound → a loud onset.
 - **ERLE through PulseAudio**: the real player (with its reference tee) plays Piper into the
   `.ci/audio-room` null sink, the real capture (`DeviceSource`) records its monitor, and the
-  one recording is cancelled by each filter with the reference as it arrived over the socket.
+  one recording is cancelled by each filter with the reference as it arrived over the socket;
+  then again with the user (Piper) added into it 0.5, 1.5 and 2.5 s into its second line:
+  their first sound → a loud onset, and the loud onsets of the echo alone.
 - **False barge-ins through the room**: a real `assist mcp` in a conversation, its voice the
   real Piper helper playing into the room (the echo at 0 dB), its listener the real `assist
   listen` on the default input; barge-in on; `--replies N` replies, each a cut (`cut_off`) or
@@ -33,6 +36,7 @@ replace theirs in it). Linux with PulseAudio.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -82,11 +86,8 @@ class Recorded:
 
     def __init__(self, filter: Any) -> None:
         self.filter, self.name = filter, filter.name
-        self.needs_lag, self.follows_s, self.settle_s = (
-            filter.needs_lag,
-            filter.follows_s,
-            filter.settle_s,
-        )
+        self.needs_lag, self.follows_s = filter.needs_lag, filter.follows_s
+        self.settle_s, self.onset_prob = filter.settle_s, filter.onset_prob
         self.last: np.ndarray | None = None
 
     def restart(self) -> None:
@@ -133,6 +134,7 @@ DELAYS_S = (0.0, 0.04, 0.12, -0.1)
 
 
 def software(voice: Any) -> dict[str, Any]:
+    from assist.listen.echo_canceller import EchoCanceller
     from assist.listen.echo_filters import Aec3Filter, SpeexFilter
     from assist.listen.room import pitched
     from echo_mix import room_impulse
@@ -164,20 +166,26 @@ def software(voice: Any) -> dict[str, Any]:
                         heard.microphone[first:voiced], filtered[first:voiced]
                     ),
                     "echo_onsets_gate_alone": len(loud_onsets(heard.microphone)),
-                    "echo_onsets_cancelled": len(loud_onsets(heard.cancelled, heard.unsettled)),
+                    "echo_onsets_cancelled": len(loud_onsets(heard.cancelled, heard)),
                     "trusted_after_s": heard.unsettled.index(False) * 0.032
                     if False in heard.unsettled
                     else None,
                     "cpu_s_per_audio_s": cpu / (len(heard.microphone) / 16_000),
                 }
             )
-    over = mix(line, delay_s=0.04, gain=1.0, user=user, user_at_s=4.0, impulse=room_impulse())
-    onsets = loud_onsets(over.cancelled, over.unsettled)
-    return {
-        "rows": rows,
-        "user_over_echo_onsets": onsets,
-        "user_spans_s": [4.0, 4.0 + len(user) / 16_000],
-    }
+    over = {}
+    for kind in (Aec3Filter, SpeexFilter):
+        delays = []
+        for at in (1.5, 2.5, 4.0):
+            canceller = EchoCanceller(ReferenceRing(), kind())
+            heard = mix(
+                line, delay_s=0.04, gain=1.0, user=user, user_at_s=at, impulse=room_impulse(),
+                canceller=canceller,
+            )  # fmt: skip
+            onsets = [t for t in loud_onsets(heard.cancelled, heard) if t >= at]
+            delays.append(round((onsets[0] - at) * 1000) if onsets else None)
+        over[kind.name] = delays
+    return {"rows": rows, "user_onset_ms": over}
 
 
 class AudioRoom:
@@ -263,11 +271,13 @@ def through_pulseaudio(voice: Any, room: AudioRoom, lines: int = 4) -> dict[str,
     microphone = soxr.resample(raw, source.rate, 16_000) if source.rate != 16_000 else raw
     start = source.clock.at(0.0) if source.clock is not None else None
     assert start is not None
+    user = voice.say(USER)
     return {
         "lines": lines,
         "timelines": len({timeline for *_, timeline in ring.blocks}),
         "filters": [
             cancelled_afterwards(kind, ring.blocks, microphone, start)
+            | {"user_onset_ms": user_over_the_room(kind, ring.blocks, microphone, start, user)}
             for kind in (Aec3Filter, SpeexFilter)
         ],
     }
@@ -292,16 +302,15 @@ class Replayed(ReferenceRing):
         return self.last_end is not None and self.last_end >= until
 
 
-def cancelled_afterwards(kind: Any, blocks: list[Any], microphone: np.ndarray, start: float) -> Any:
-    """One filter's ERLE on a recording of the room, timed from the voice's first frame; each
-    frame sees the reference that had arrived by the end of its longest wait, so a new
-    timeline (the player's stream ran dry) comes when it came."""
+def replayed(canceller: Any, blocks: list[Any], microphone: np.ndarray, start: float) -> Any:
+    """A recording of the room through `canceller`, frame by frame; each frame sees the
+    reference that had arrived by the end of its longest wait, so a new timeline (the player's
+    stream ran dry) comes when it came. The frames out, and what the canceller made of each."""
     from assist.listen.echo_canceller import WAIT_S
+    from echo_mix import Mix
 
-    canceller = recording_canceller(kind(), Replayed(seconds=60))
-    out, settled, playing = [], [], []
+    out, settled, playing, onset_probs = [], [], [], []
     arrived = 0
-    begun = time.process_time()
     for number in range(len(microphone) // 512):
         frame = microphone[number * 512 : (number + 1) * 512]
         at = start + number * 0.032
@@ -311,8 +320,19 @@ def cancelled_afterwards(kind: Any, blocks: list[Any], microphone: np.ndarray, s
         out.append(canceller.cancel(frame, at))
         settled.append(canceller.settled)
         playing.append(canceller.playing)
+        onset_probs.append(canceller.onset_prob)
+    unsettled = [p and not s for p, s in zip(playing, settled, strict=True)]
+    heard = Mix(microphone[: len(out) * 512], np.concatenate(out), unsettled, onset_probs)
+    return heard, settled, playing
+
+
+def cancelled_afterwards(kind: Any, blocks: list[Any], microphone: np.ndarray, start: float) -> Any:
+    """One filter's ERLE on a recording of the room, timed from the voice's first frame."""
+    canceller = recording_canceller(kind(), Replayed(seconds=60))
+    begun = time.process_time()
+    heard, settled, playing = replayed(canceller, blocks, microphone, start)
     cpu = time.process_time() - begun
-    cancelled, filtered = np.concatenate(out), np.concatenate(canceller.filtered)
+    cancelled, filtered = heard.cancelled, np.concatenate(canceller.filtered)
     mic = microphone[: len(cancelled)]
     echo = np.sqrt(np.mean(np.square(mic.reshape(-1, 512)), axis=1)) > SOUND_RMS
     first = int(np.argmax(echo))  # the room's only sound is the voice
@@ -339,7 +359,37 @@ def cancelled_afterwards(kind: Any, blocks: list[Any], microphone: np.ndarray, s
         if True in settled
         else None,
         "cpu_s_per_audio_s": cpu / (len(cancelled) / 16_000),
+        "echo_onsets": len(loud_onsets(heard.cancelled, heard)),
     }
+
+
+USER_INTO_S = (0.5, 1.5, 2.5)
+"""Where the user starts talking over the second line, in its recording."""
+
+
+def user_over_the_room(
+    kind: Any, blocks: list[Any], microphone: np.ndarray, start: float, user: np.ndarray
+) -> list[float | None]:
+    """Milliseconds from the user's first sound to the first loud onset, the user (the same
+    voice, as `interruptions` plays it) added into the recording USER_INTO_S into its second
+    line; None where no onset came while they spoke."""
+    from assist.listen.echo_canceller import EchoCanceller
+
+    levels = np.sqrt(
+        np.mean(np.square(microphone[: len(microphone) // 512 * 512].reshape(-1, 512)), 1)
+    )
+    voiced = np.flatnonzero(levels > 0.01)
+    second = next(b for a, b in itertools.pairwise(voiced) if b - a > 20) * 512
+    delays = []
+    for into in USER_INTO_S:
+        at = second + round(into * 16_000)
+        mixed = microphone.copy()
+        mixed[at : at + len(user)] += user[: len(mixed) - at]
+        heard, _, _ = replayed(EchoCanceller(Replayed(seconds=60), kind()), blocks, mixed, start)
+        spoken = (at / 16_000, (at + len(user)) / 16_000)
+        onsets = [t for t in loud_onsets(heard.cancelled, heard) if spoken[0] <= t <= spoken[1]]
+        delays.append(round((onsets[0] - spoken[0]) * 1000) if onsets else None)
+    return delays
 
 
 class Talk:
@@ -534,10 +584,11 @@ def table(results: dict[str, Any]) -> str:
             f"loud onsets {row['echo_onsets_gate_alone']} → {row['echo_onsets_cancelled']}; "
             f"CPU {row['cpu_s_per_audio_s'] * 1000:.1f} ms/s | ≥ 20 / ≥ 25 dB |"
         )
-    if "software" in results:
-        onsets = results["software"]["user_over_echo_onsets"]
+    for name, delays in results.get("software", {}).get("user_onset_ms", {}).items():
         rows.append(
-            f"| A user over the cancelled echo: loud onsets at | {onsets} s | in the user's span |"
+            f"| {name}: a user over the echo 1.5 / 2.5 / 4.0 s into the line (software): their "
+            f"first sound → a loud onset | {' / '.join(shown(d, 'd') for d in delays)} ms | "
+            "the first word |"
         )
     pulse = results.get("pulseaudio")
     for row in pulse["filters"] if pulse else []:
@@ -551,6 +602,12 @@ def table(results: dict[str, Any]) -> str:
             f"peak residual {shown(row['peak_residual_rms_trusted'], '.3f')} of "
             f"{row['peak_echo_rms']:.3f}; "
             f"CPU {row['cpu_s_per_audio_s'] * 1000:.1f} ms/s | ≥ 20 / ≥ 25 dB |"
+        )
+        rows.append(
+            f"| {row['filter']}: the echo's own loud onsets; a user added "
+            f"{' / '.join(str(s) for s in USER_INTO_S)} s into the second line: their first "
+            f"sound → a loud onset | {row['echo_onsets']}; "
+            f"{' / '.join(shown(d, 'd') for d in row['user_onset_ms'])} ms | 0; the first word |"
         )
     for key, name in (("aec_and_gate", "canceller + gate"), ("gate_alone", "gate alone")):
         if key in results:
