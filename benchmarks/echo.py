@@ -1,12 +1,19 @@
-"""Echo cancellation for barge-in (issue 12, behaviour 14.2): how much of the assistant's own
-voice the listener's canceller takes out, what it costs, and what it does for barge-in.
+"""Echo cancellation for barge-in (issue 12 and 20, behaviour 14.2 and 16.3): how much of the
+assistant's own voice the listener's canceller takes out, with AEC3 and with speexdsp side by
+side, what it costs, and what it does for barge-in.
 
-- **ERLE in software**: a Piper line mixed back into a "microphone" at 0 dB, after a delay,
-  through the real canceller frame by frame (`packages/listen/tests/echo_mix.py`); the echo's
-  energy before and after, once the canceller has settled; and its CPU per second of audio.
+- **ERLE in software**: a Piper line mixed back into a "microphone" at 0 dB through a 50 ms
+  room impulse response, 0, 40 or 120 ms after its stamps or 100 ms before them (as through
+  PulseAudio), through the real canceller frame by frame (`packages/listen/tests/echo_mix.py`);
+  the echo's energy before and after the filter (its own output, before the listener's trust
+  and residual gate, and the frame itself where speex waits for the lag) over the voice's
+  first 2 s and after; when the listener first trusts it; its CPU per second of audio; and,
+  with a user over the echo 1.5, 2.5 or 4.0 s into the line, their first sound → a loud onset.
 - **ERLE through PulseAudio**: the real player (with its reference tee) plays Piper into the
   `.ci/audio-room` null sink, the real capture (`DeviceSource`) records its monitor, and the
-  recording is cancelled with the reference as it arrived over the socket.
+  one recording is cancelled by each filter with the reference as it arrived over the socket;
+  then again with the user (Piper) added into it 0.5, 1.5 and 2.5 s into its second line:
+  their first sound → a loud onset, and the loud onsets of the echo alone.
 - **False barge-ins through the room**: a real `assist mcp` in a conversation, its voice the
   real Piper helper playing into the room (the echo at 0 dB), its listener the real `assist
   listen` on the default input; barge-in on; `--replies N` replies, each a cut (`cut_off`) or
@@ -20,7 +27,7 @@ voice the listener's canceller takes out, what it costs, and what it does for ba
   tens of milliseconds, so times across processes would be too).
 
     uv run python benchmarks/echo.py [--replies 50] [--interruptions 10] \
-        [--only software|room|interruption]
+        [--only software|pulseaudio|room|interruption]
 
 Prints a Markdown table and writes `echo.json` beside this file (with `--only`, the parts run
 replace theirs in it). Linux with PulseAudio.
@@ -29,6 +36,7 @@ replace theirs in it). Linux with PulseAudio.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import shutil
@@ -40,7 +48,7 @@ import time
 import wave
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -48,6 +56,7 @@ HERE = Path(__file__).parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "packages" / "listen" / "tests"))
+from assist.listen.echo_ring import ReferenceRing  # noqa: E402
 from echo_mix import erle_db, loud_onsets, mix  # noqa: E402
 from mcp_server import ASSIST, Client, percentile  # noqa: E402
 
@@ -71,39 +80,112 @@ PAUSE_S = 1.0
 """Between replies, as the user's turn would be."""
 
 
+class Recorded:
+    """A filter whose output is kept, so its ERLE is read before the listener's trust and
+    residual gate decide what passes."""
+
+    def __init__(self, filter: Any) -> None:
+        self.filter, self.name = filter, filter.name
+        self.needs_lag, self.follows_s = filter.needs_lag, filter.follows_s
+        self.settle_s, self.onset_prob = filter.settle_s, filter.onset_prob
+        self.last: np.ndarray | None = None
+
+    def restart(self) -> None:
+        self.filter.restart()
+
+    def cancel(self, microphone: np.ndarray, reference: np.ndarray) -> np.ndarray:
+        self.last = self.filter.cancel(microphone, reference)
+        return self.last
+
+
+def recording_canceller(filter: Any, ring: Any = None) -> Any:
+    """An EchoCanceller that keeps, per frame, what the filter made of it (the frame itself
+    where the filter was not used: speex waiting for the lag)."""
+    from assist.listen.echo_canceller import EchoCanceller
+
+    class Recording(EchoCanceller):
+        filtered: ClassVar[list[np.ndarray]] = []
+
+        shifts: ClassVar[list[float | None]] = []
+
+        def cancel(self, frame: np.ndarray, at: float) -> np.ndarray:
+            recorded.last = None
+            out = super().cancel(frame, at)
+            self.filtered.append(frame if recorded.last is None else recorded.last / 32767)
+            self.shifts.append(self._shift)
+            return out
+
+        def aligned_from(self, first: int) -> int:
+            """The frame, within 2 s of `first`, from which the reference stays where the
+            filter got it after (speex's first lag; AEC3's when the echo came too soon)."""
+            window = self.shifts[first : first + round(2 / 0.032)]
+            changes = [n for n in range(1, len(window)) if window[n] != window[n - 1]]
+            return first + (changes[-1] if changes else 0)
+
+    recorded = Recorded(filter)
+    return Recording(ring or ReferenceRing(), recorded)
+
+
+SOUND_RMS = 0.003
+"""A frame of the room's recording this loud holds the voice (-50 dBFS; the null sink is
+otherwise digital silence)."""
+DELAYS_S = (0.0, 0.04, 0.12, -0.1)
+"""Echo after its stamps (the software room's 40 ms, a long path) and before (PulseAudio)."""
+
+
 def software(voice: Any) -> dict[str, Any]:
     from assist.listen.echo_canceller import EchoCanceller
-    from assist.listen.echo_ring import ReferenceRing
+    from assist.listen.echo_filters import Aec3Filter, SpeexFilter
     from assist.listen.room import pitched
+    from echo_mix import room_impulse
 
     line = voice.say(LINE)
     user = pitched(voice.say(USER), 0.93)
     rows = []
-    for delay_s in (0.0, 0.04, 0.12):
-        canceller = EchoCanceller(ReferenceRing())
-        started = time.process_time()
-        heard = mix(line, delay_s=delay_s, gain=1.0, canceller=canceller)
-        cpu = time.process_time() - started
-        settled = np.repeat(~np.array(heard.unsettled), 512)[: len(heard.microphone)]
-        rows.append(
-            {
-                "delay_ms": round(delay_s * 1000),
-                "erle_db": erle_db(heard.microphone[settled], heard.cancelled[settled]),
-                "echo_onsets_gate_alone": len(loud_onsets(heard.microphone)),
-                "echo_onsets_cancelled": len(loud_onsets(heard.cancelled, heard.unsettled)),
-                "settled_after_s": heard.unsettled.index(False) * 0.032
-                if False in heard.unsettled
-                else None,
-                "cpu_s_per_audio_s": cpu / (len(heard.microphone) / 16_000),
-            }
-        )
-    over = mix(line, delay_s=0.04, gain=1.0, user=user, user_at_s=4.0)
-    onsets = loud_onsets(over.cancelled, over.unsettled)
-    return {
-        "rows": rows,
-        "user_over_echo_onsets": onsets,
-        "user_spans_s": [4.0, 4.0 + len(user) / 16_000],
-    }
+    for kind in (Aec3Filter, SpeexFilter):
+        for delay_s in DELAYS_S:
+            canceller = recording_canceller(kind())
+            started = time.process_time()
+            heard = mix(
+                line, delay_s=delay_s, gain=1.0, impulse=room_impulse(), canceller=canceller
+            )
+            cpu = time.process_time() - started
+            filtered = np.concatenate(canceller.filtered)
+            first, voiced = 2 * 16_000, len(line) + max(round(delay_s * 16_000), 0)
+            aligned = canceller.aligned_from(0) * 512
+            after = slice(aligned, aligned + first)
+            rows.append(
+                {
+                    "filter": kind.name,
+                    "delay_ms": round(delay_s * 1000),
+                    "lag_ms": None if canceller.lag is None else canceller.lag * 1000,
+                    "erle_db_first_2_s": erle_db(heard.microphone[:first], filtered[:first]),
+                    "aligned_from_s": aligned / 16_000,
+                    "erle_db_2_s_from_aligned": erle_db(heard.microphone[after], filtered[after]),
+                    "erle_db_steady": erle_db(
+                        heard.microphone[first:voiced], filtered[first:voiced]
+                    ),
+                    "echo_onsets_gate_alone": len(loud_onsets(heard.microphone)),
+                    "echo_onsets_cancelled": len(loud_onsets(heard.cancelled, heard)),
+                    "trusted_after_s": heard.unsettled.index(False) * 0.032
+                    if False in heard.unsettled
+                    else None,
+                    "cpu_s_per_audio_s": cpu / (len(heard.microphone) / 16_000),
+                }
+            )
+    over = {}
+    for kind in (Aec3Filter, SpeexFilter):
+        delays = []
+        for at in (1.5, 2.5, 4.0):
+            canceller = EchoCanceller(ReferenceRing(), kind())
+            heard = mix(
+                line, delay_s=0.04, gain=1.0, user=user, user_at_s=at, impulse=room_impulse(),
+                canceller=canceller,
+            )  # fmt: skip
+            onsets = [t for t in loud_onsets(heard.cancelled, heard) if t >= at]
+            delays.append(round((onsets[0] - at) * 1000) if onsets else None)
+        over[kind.name] = delays
+    return {"rows": rows, "user_onset_ms": over}
 
 
 class AudioRoom:
@@ -149,8 +231,8 @@ def through_pulseaudio(voice: Any, room: AudioRoom, lines: int = 4) -> dict[str,
     import soxr
     from assist.core.echo_reference import VARIABLE
     from assist.listen.devices import find_device
-    from assist.listen.echo_canceller import EchoCanceller
-    from assist.listen.echo_ring import ReferenceRing, ReferenceSocket
+    from assist.listen.echo_filters import Aec3Filter, SpeexFilter
+    from assist.listen.echo_ring import ReferenceSocket
     from assist.listen.sources import DeviceSource
     from assist.voice.piper.engine import load_voice
     from assist.voice.piper.voices import find_voice
@@ -160,7 +242,7 @@ def through_pulseaudio(voice: Any, room: AudioRoom, lines: int = 4) -> dict[str,
     os.environ[VARIABLE] = str(path)
     from assist.mcp.voice.player import open_speakers
 
-    ring = ReferenceRing(seconds=60)
+    ring = Arrivals()
     reference = ReferenceSocket(path, ring)
     device = find_device(None, track="room", config=None)
     source = DeviceSource(device.index, device.rate, device.name, "room")
@@ -189,28 +271,125 @@ def through_pulseaudio(voice: Any, room: AudioRoom, lines: int = 4) -> dict[str,
     microphone = soxr.resample(raw, source.rate, 16_000) if source.rate != 16_000 else raw
     start = source.clock.at(0.0) if source.clock is not None else None
     assert start is not None
-    canceller = EchoCanceller(ring)
-    out, settled = [], []
-    begun = time.process_time()
-    frames = len(microphone) // 512
-    for number in range(frames):
-        frame = microphone[number * 512 : (number + 1) * 512]
-        out.append(canceller.cancel(frame, start + number * 0.032))
-        settled.append(canceller.settled)
-    cpu = time.process_time() - begun
-    cancelled = np.concatenate(out)
-    mic = microphone[: len(cancelled)]
-    keep = np.repeat(np.array(settled), 512)
-    levels = np.sqrt(np.mean(np.square(cancelled.reshape(-1, 512)), axis=1))
+    user = voice.say(USER)
     return {
         "lines": lines,
-        "lag_ms": None if canceller.lag is None else canceller.lag * 1000,
-        "erle_db_settled": erle_db(mic[keep], cancelled[keep]),
-        "settled_after_s": settled.index(True) * 0.032 if True in settled else None,
-        "peak_echo_rms": float(np.sqrt(np.mean(np.square(mic.reshape(-1, 512)), axis=1)).max()),
-        "peak_residual_rms_settled": float(levels[np.array(settled)].max()),
-        "cpu_s_per_audio_s": cpu / (len(cancelled) / 16_000),
+        "timelines": len({timeline for *_, timeline in ring.blocks}),
+        "filters": [
+            cancelled_afterwards(kind, ring.blocks, microphone, start)
+            | {"user_onset_ms": user_over_the_room(kind, ring.blocks, microphone, start, user)}
+            for kind in (Aec3Filter, SpeexFilter)
+        ],
     }
+
+
+class Arrivals(ReferenceRing):
+    """The reference as it came over the socket, each block with when it arrived."""
+
+    def __init__(self) -> None:
+        super().__init__(seconds=60)
+        self.blocks: list[tuple[float, float, np.ndarray, int]] = []
+
+    def add(self, sounds_at: float, samples: np.ndarray, timeline: int = 0) -> None:
+        self.blocks.append((time.monotonic(), sounds_at, samples, timeline))
+        super().add(sounds_at, samples, timeline)
+
+
+class Replayed(ReferenceRing):
+    """A ring fed again block by block, never waited on: what it holds is what had arrived."""
+
+    def wait_for(self, until: float, within: float) -> bool:
+        return self.last_end is not None and self.last_end >= until
+
+
+def replayed(canceller: Any, blocks: list[Any], microphone: np.ndarray, start: float) -> Any:
+    """A recording of the room through `canceller`, frame by frame; each frame sees the
+    reference that had arrived by the end of its longest wait, so a new timeline (the player's
+    stream ran dry) comes when it came. The frames out, and what the canceller made of each."""
+    from assist.listen.echo_canceller import WAIT_S
+    from echo_mix import Mix
+
+    out, settled, playing, onset_probs = [], [], [], []
+    arrived = 0
+    for number in range(len(microphone) // 512):
+        frame = microphone[number * 512 : (number + 1) * 512]
+        at = start + number * 0.032
+        while arrived < len(blocks) and blocks[arrived][0] <= at + 0.032 + WAIT_S:
+            canceller.ring.add(*blocks[arrived][1:])
+            arrived += 1
+        out.append(canceller.cancel(frame, at))
+        settled.append(canceller.settled)
+        playing.append(canceller.playing)
+        onset_probs.append(canceller.onset_prob)
+    unsettled = [p and not s for p, s in zip(playing, settled, strict=True)]
+    heard = Mix(microphone[: len(out) * 512], np.concatenate(out), unsettled, onset_probs)
+    return heard, settled, playing
+
+
+def cancelled_afterwards(kind: Any, blocks: list[Any], microphone: np.ndarray, start: float) -> Any:
+    """One filter's ERLE on a recording of the room, timed from the voice's first frame."""
+    canceller = recording_canceller(kind(), Replayed(seconds=60))
+    begun = time.process_time()
+    heard, settled, playing = replayed(canceller, blocks, microphone, start)
+    cpu = time.process_time() - begun
+    cancelled, filtered = heard.cancelled, np.concatenate(canceller.filtered)
+    mic = microphone[: len(cancelled)]
+    echo = np.sqrt(np.mean(np.square(mic.reshape(-1, 512)), axis=1)) > SOUND_RMS
+    first = int(np.argmax(echo))  # the room's only sound is the voice
+    playing = list(np.array(playing) & echo)
+    first_2_s, from_aligned = np.zeros(len(playing), bool), np.zeros(len(playing), bool)
+    first_2_s[first : first + round(2 / 0.032)] = True
+    aligned = canceller.aligned_from(first)
+    from_aligned[aligned : aligned + round(2 / 0.032)] = True
+    steady = np.array(playing) & ~first_2_s
+    voiced = [
+        np.repeat(part & np.array(playing), 512) for part in (first_2_s, steady, from_aligned)
+    ]
+    levels = np.sqrt(np.mean(np.square(cancelled.reshape(-1, 512)), axis=1))
+    return {
+        "filter": kind.name,
+        "lag_ms": None if canceller.lag is None else canceller.lag * 1000,
+        "erle_db_first_2_s": erle_db(mic[voiced[0]], filtered[voiced[0]]),
+        "erle_db_steady": erle_db(mic[voiced[1]], filtered[voiced[1]]),
+        "aligned_from_s": (aligned - first) * 0.032,
+        "erle_db_2_s_from_aligned": erle_db(mic[voiced[2]], filtered[voiced[2]]),
+        "trusted_after_s": (settled.index(True) - first) * 0.032 if True in settled else None,
+        "peak_echo_rms": float(np.sqrt(np.mean(np.square(mic.reshape(-1, 512)), axis=1)).max()),
+        "peak_residual_rms_trusted": float(levels[np.array(settled)].max())
+        if True in settled
+        else None,
+        "cpu_s_per_audio_s": cpu / (len(cancelled) / 16_000),
+        "echo_onsets": len(loud_onsets(heard.cancelled, heard)),
+    }
+
+
+USER_INTO_S = (0.5, 1.5, 2.5)
+"""Where the user starts talking over the second line, in its recording."""
+
+
+def user_over_the_room(
+    kind: Any, blocks: list[Any], microphone: np.ndarray, start: float, user: np.ndarray
+) -> list[float | None]:
+    """Milliseconds from the user's first sound to the first loud onset, the user (the same
+    voice, as `interruptions` plays it) added into the recording USER_INTO_S into its second
+    line; None where no onset came while they spoke."""
+    from assist.listen.echo_canceller import EchoCanceller
+
+    levels = np.sqrt(
+        np.mean(np.square(microphone[: len(microphone) // 512 * 512].reshape(-1, 512)), 1)
+    )
+    voiced = np.flatnonzero(levels > 0.01)
+    second = next(b for a, b in itertools.pairwise(voiced) if b - a > 20) * 512
+    delays = []
+    for into in USER_INTO_S:
+        at = second + round(into * 16_000)
+        mixed = microphone.copy()
+        mixed[at : at + len(user)] += user[: len(mixed) - at]
+        heard, _, _ = replayed(EchoCanceller(Replayed(seconds=60), kind()), blocks, mixed, start)
+        spoken = (at / 16_000, (at + len(user)) / 16_000)
+        onsets = [t for t in loud_onsets(heard.cancelled, heard) if spoken[0] <= t <= spoken[1]]
+        delays.append(round((onsets[0] - spoken[0]) * 1000) if onsets else None)
+    return delays
 
 
 class Talk:
@@ -352,7 +531,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--replies", type=int, default=50)
     parser.add_argument("--interruptions", type=int, default=10)
-    parser.add_argument("--only", choices=("software", "room", "interruption"))
+    parser.add_argument("--only", choices=("software", "pulseaudio", "room", "interruption"))
     args = parser.parse_args()
     from assist.listen.voiced import Voice
 
@@ -368,13 +547,15 @@ def main() -> None:
         try:
             if args.only != "interruption":
                 results["pulseaudio"] = through_pulseaudio(voice, room)
+            if args.only in (None, "room"):
                 results["aec_and_gate"] = false_barge_ins(room, args.replies, cancel=True)
                 gate_alone = max(10, args.replies // 5)
                 results["gate_alone"] = false_barge_ins(room, gate_alone, cancel=False)
-            wav = Path(room.base) / "interruption.wav"
-            user = voice.say(USER)
-            write_wav(wav, user)
-            results["interruption"] = interruptions(room, wav, user, args.interruptions)
+            if args.only != "pulseaudio":
+                wav = Path(room.base) / "interruption.wav"
+                user = voice.say(USER)
+                write_wav(wav, user)
+                results["interruption"] = interruptions(room, wav, user, args.interruptions)
         finally:
             room.close()
     voice.close()
@@ -385,27 +566,48 @@ def main() -> None:
     print(table(results))
 
 
+def shown(value: float | None, spec: str = ".1f") -> str:
+    """A figure, or "none" where there was none (no lag found, never trusted)."""
+    return "none" if value is None else format(value, spec)
+
+
 def table(results: dict[str, Any]) -> str:
     rows = ["| What | Ours | Goal |", "| --- | --- | --- |"]
     for row in results.get("software", {}).get("rows", []):
         rows.append(
-            f"| ERLE, Piper at 0 dB, echo {row['delay_ms']} ms after its stamps (software) | "
-            f"{row['erle_db']:.1f} dB; echo's loud onsets {row['echo_onsets_gate_alone']} → "
-            f"{row['echo_onsets_cancelled']}; CPU {row['cpu_s_per_audio_s'] * 1000:.1f} ms/s | |"
+            f"| {row['filter']}: ERLE first 2 s / steady, Piper at 0 dB through a 50 ms room, "
+            f"echo {row['delay_ms']} ms after its stamps (software) | "
+            f"{row['erle_db_first_2_s']:.1f} / {row['erle_db_steady']:.1f} dB; 2 s from the "
+            f"reference's place at {row['aligned_from_s']:.2f} s: "
+            f"{row['erle_db_2_s_from_aligned']:.1f} dB; "
+            f"trusted from {shown(row['trusted_after_s'], '.2f')} s; echo's "
+            f"loud onsets {row['echo_onsets_gate_alone']} → {row['echo_onsets_cancelled']}; "
+            f"CPU {row['cpu_s_per_audio_s'] * 1000:.1f} ms/s | ≥ 20 / ≥ 25 dB |"
         )
-    if "software" in results:
-        onsets = results["software"]["user_over_echo_onsets"]
+    for name, delays in results.get("software", {}).get("user_onset_ms", {}).items():
         rows.append(
-            f"| A user over the cancelled echo: loud onsets at | {onsets} s | in the user's span |"
+            f"| {name}: a user over the echo 1.5 / 2.5 / 4.0 s into the line (software): their "
+            f"first sound → a loud onset | {' / '.join(shown(d, 'd') for d in delays)} ms | "
+            "the first word |"
         )
     pulse = results.get("pulseaudio")
-    if pulse:
+    for row in pulse["filters"] if pulse else []:
         rows.append(
-            f"| ERLE through PulseAudio ({pulse['lines']} lines, lag {pulse['lag_ms']:.1f} ms) | "
-            f"{pulse['erle_db_settled']:.1f} dB; peak residual "
-            f"{pulse['peak_residual_rms_settled']:.3f} "
-            f"of {pulse['peak_echo_rms']:.3f}; settled after {pulse['settled_after_s']} s; "
-            f"CPU {pulse['cpu_s_per_audio_s'] * 1000:.1f} ms/s | |"
+            f"| {row['filter']}: ERLE first 2 s / steady through PulseAudio ({pulse['lines']} "
+            f"lines, {pulse['timelines']} timelines, lag {shown(row['lag_ms'])} ms) | "
+            f"{row['erle_db_first_2_s']:.1f} / "
+            f"{row['erle_db_steady']:.1f} dB; 2 s from the reference's place at "
+            f"{row['aligned_from_s']:.2f} s: {row['erle_db_2_s_from_aligned']:.1f} dB; "
+            f"trusted {shown(row['trusted_after_s'], '.2f')} s into the voice; "
+            f"peak residual {shown(row['peak_residual_rms_trusted'], '.3f')} of "
+            f"{row['peak_echo_rms']:.3f}; "
+            f"CPU {row['cpu_s_per_audio_s'] * 1000:.1f} ms/s | ≥ 20 / ≥ 25 dB |"
+        )
+        rows.append(
+            f"| {row['filter']}: the echo's own loud onsets; a user added "
+            f"{' / '.join(str(s) for s in USER_INTO_S)} s into the second line: their first "
+            f"sound → a loud onset | {row['echo_onsets']}; "
+            f"{' / '.join(shown(d, 'd') for d in row['user_onset_ms'])} ms | 0; the first word |"
         )
     for key, name in (("aec_and_gate", "canceller + gate"), ("gate_alone", "gate alone")):
         if key in results:

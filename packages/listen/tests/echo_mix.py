@@ -3,9 +3,10 @@
 For the echo canceller's tests and `benchmarks/echo.py`: the line goes into a reference ring
 in 50 ms blocks as the voice helper sends them, stamped with when they sound; the microphone
 hears it `delay_s` later (the device latencies and the acoustic path the stamps do not know
-about) at `gain`, plus the user's speech from `user_at_s` and a little noise. The microphone
-is cancelled frame by frame as the listener's track does, and both go through Silero and the
-loud-onset gate.
+about; negative: sooner than its stamps, as through PulseAudio) at `gain`, through a room's
+`impulse` response when given, plus the user's speech from `user_at_s` and a little noise.
+The microphone is cancelled frame by frame as the listener's track does, and both go through
+Silero and the loud-onset gate.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import attrs
 import numpy as np
 from assist.core.turns import TurnRules
 from assist.listen.echo_canceller import EchoCanceller
+from assist.listen.echo_filters import Aec3Filter
 from assist.listen.echo_ring import ReferenceRing
 from assist.listen.onsets import LoudOnsets
 from assist.listen.vad import FRAME_SAMPLES, SileroVad
@@ -26,6 +28,8 @@ START = 5_000.0
 NOISE_DB = -55.0
 AHEAD = 1_600
 """The player hands the device its blocks 100 ms before they sound (its output latency)."""
+ROOM_S = 0.05
+"""The room impulse response's length: the direct sound, then reflections dying away."""
 
 
 @attrs.frozen
@@ -34,6 +38,8 @@ class Mix:
     cancelled: np.ndarray
     unsettled: list[bool]
     """Per frame: the canceller had not yet learnt the room while the voice played."""
+    onset_probs: list[float | None]
+    """Per frame: the speech probability a loud onset needed, where the canceller set it."""
 
 
 def mix(
@@ -44,50 +50,66 @@ def mix(
     user: np.ndarray | None = None,
     user_at_s: float = 0.0,
     tail_s: float = 1.0,
+    impulse: np.ndarray | None = None,
     canceller: EchoCanceller | None = None,
 ) -> Mix:
-    """The microphone and what the canceller makes of it."""
-    delay = round(delay_s * RATE_HZ)
+    """The microphone and what the canceller (AEC3's unless given) makes of it."""
+    delay, late = max(round(delay_s * RATE_HZ), 0), max(round(-delay_s * RATE_HZ), 0)
     length = len(line) + delay + round(tail_s * RATE_HZ)
     if user is not None:
         length = max(length, round(user_at_s * RATE_HZ) + len(user) + RATE_HZ // 2)
     length -= length % FRAME_SAMPLES
+    heard = line if impulse is None else np.convolve(line, impulse)[: len(line)]
     echo = np.zeros(length, np.float32)
-    echo[delay : delay + len(line)] = line[: length - delay] * gain
+    echo[delay : delay + len(line)] = heard[: length - delay] * gain
     microphone = echo.copy()
     if user is not None:
         at = round(user_at_s * RATE_HZ)
         microphone[at : at + len(user)] += user
     noise = np.random.default_rng(3).standard_normal(length).astype(np.float32)
     microphone += noise * 10 ** (NOISE_DB / 20)
-    canceller = canceller or EchoCanceller(ReferenceRing())
+    canceller = canceller or EchoCanceller(ReferenceRing(), Aec3Filter())
     played = np.zeros(length + AHEAD, np.int16)  # then silence, as the helper sends it
     played[: len(line)] = np.round(np.clip(line, -1, 1) * 32767).astype(np.int16)[:length]
     cancelled = np.zeros(length, np.float32)
-    unsettled = []
+    unsettled, onset_probs = [], []
     sent = 0
     for start in range(0, length, FRAME_SAMPLES):
         while sent < len(played) and sent < start + AHEAD:  # the player runs ahead
-            canceller.ring.add(START + sent / RATE_HZ, played[sent : sent + BLOCK])
+            canceller.ring.add(START + (sent + late) / RATE_HZ, played[sent : sent + BLOCK])
             sent += BLOCK
         frame = microphone[start : start + FRAME_SAMPLES]
         cancelled[start : start + FRAME_SAMPLES] = canceller.cancel(frame, START + start / RATE_HZ)
         unsettled.append(canceller.playing and not canceller.settled)
-    return Mix(microphone, cancelled, unsettled)
+        onset_probs.append(canceller.onset_prob)
+    return Mix(microphone, cancelled, unsettled, onset_probs)
 
 
-def loud_onsets(samples: np.ndarray, unsettled: list[bool] | None = None) -> list[float]:
-    """Seconds at which the barge-in gate finds a loud speech onset in `samples`; none in the
-    frames `unsettled` marks, as the track does while its canceller learns the room."""
+def room_impulse(seed: int = 7) -> np.ndarray:
+    """A short room: the direct sound, then reflections of about its energy in all, whose
+    level falls 36 dB in 50 ms."""
+    t = np.arange(round(ROOM_S * RATE_HZ)) / RATE_HZ
+    noise = np.random.default_rng(seed).standard_normal(len(t))
+    impulse = 0.1 * noise * np.exp(-t / 0.012)
+    impulse[0] = 1.0
+    return impulse.astype(np.float32)
+
+
+def loud_onsets(samples: np.ndarray, heard: Mix | None = None) -> list[float]:
+    """Seconds at which the barge-in gate finds a loud speech onset in `samples`; as the track
+    does, none in the frames where `heard`'s canceller had not learnt the room, and at the
+    speech probability it asked for."""
     rules = TurnRules()
     vad, onsets = SileroVad(), LoudOnsets(rules)
     found = []
     for number, start in enumerate(range(0, len(samples) - FRAME_SAMPLES + 1, FRAME_SAMPLES)):
         frame = samples[start : start + FRAME_SAMPLES]
         level = float(np.sqrt(np.mean(np.square(frame))))
-        if unsettled is not None and unsettled[number]:
-            level = 0.0
-        onset = onsets.feed(number, vad.probability(frame), level)
+        needed = None
+        if heard is not None:
+            level = 0.0 if heard.unsettled[number] else level
+            needed = heard.onset_probs[number]
+        onset = onsets.feed(number, vad.probability(frame), level, needed)
         if onset is not None:
             found.append(onset * FRAME_SAMPLES / RATE_HZ)
     return found

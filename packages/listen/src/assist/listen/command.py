@@ -186,6 +186,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
 
 def _record(plan: _Plan) -> int:
     from assist.listen.echo_canceller import EchoCanceller
+    from assist.listen.echo_filters import load_filter
     from assist.listen.onsets import Signals
     from assist.listen.recognition import Recognition, Ticket
     from assist.listen.session_files import RATE_HZ, RawJsonl, TrackFiles, write_session_json
@@ -226,7 +227,10 @@ def _record(plan: _Plan) -> int:
     turn_model = _OneAtATime(plan.turn.model)
     signals = Signals(sys.stdout if plan.events else None, folder / SIGNALS_SOCKET, warn)
     reference = _echo_reference(plan, warn)
-    canceller = EchoCanceller(reference.ring) if reference is not None else None
+    filter = load_filter(warn) if reference is not None else None
+    canceller = None
+    if reference is not None and filter is not None:
+        canceller = EchoCanceller(reference.ring, filter)
     tracks = [
         Track(
             name,

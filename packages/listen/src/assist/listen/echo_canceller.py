@@ -1,19 +1,27 @@
-"""Echo cancellation with the played audio as the reference (behaviour 14.2).
+"""Echo cancellation with the played audio as the reference (behaviour 14.2, 16.3).
 
 The assistant's own voice comes back through the microphone, at 0 dB on a laptop with its
 speakers close to the microphone: louder than the barge-in gate, so on its own the gate would
 let the assistant cut itself off. While the voice helper plays, each 32 ms capture frame goes
-through speexdsp's echo canceller (`pyaec`) with the reference over the same span of time
-(`echo_ring`), shifted by the lag found between the two (`echo_delay`: the latencies the
-stamps rest on can be off by more than the filter spans) and taken LEAD_S ahead, so an echo
-that arrives a little sooner still lies inside the filter. The lag is found from the first
-second of the voice heard, and checked again on every further second while it plays (a
-restarted helper opens a new output stream, with latencies of its own); when the helper's
-device ran dry and started again (a new timeline), it is looked for afresh.
+through an adaptive filter (`echo_filters`: WebRTC's AEC3, or speexdsp when it cannot load)
+with the reference over the same span of time (`echo_ring`), shifted by the lag found between
+the two (`echo_delay`: the latencies the stamps rest on can be off by more than speex's filter
+spans, and AEC3 cannot take out an echo that comes before its reference, as through PulseAudio
+it came some 100 ms before its stamps) and taken LEAD_S ahead, so an echo that arrives a little
+sooner still lies inside the filter. The lag is found from the first half second of the voice
+heard, and checked again on every further second while it plays (a restarted helper opens a
+new output stream, with latencies of its own); when the helper's device ran dry and started
+again (a new timeline), it is looked for afresh. Speex waits for the lag, its frames passing
+untouched, and follows it to the sample. AEC3 cancels from the first frame with the stamps as
+they are (or the last lag found), and a lag found is taken out only when the echo would come
+before its reference or further after it than AEC3 follows by itself: each shift sets its own
+delay estimate learning afresh (a 40 ms shift cost it 2 s).
 
 Speex's preprocessor (residual echo suppression) stays off: it took the user's own loud
 frames apart while the voice played, and the user talking over the line is what barge-in is
-for. The cancelled frame is what the VAD, the loud-onset gate, the turn segmenter and the
+for. AEC3 runs without noise suppression or gain control; its own echo suppressor cannot be
+switched off, and the user's words over the line still come through at most of their level.
+The cancelled frame is what the VAD, the loud-onset gate, the turn segmenter and the
 recogniser get. When nothing has played for a while, frames pass untouched: the path is then
 exactly the one without a reference.
 
@@ -30,10 +38,14 @@ test (6.2) cannot place, so the voice reaches the agent as the user's; the whole
 heard, is what that test knows. It learns all the same.
 
 One canceller lives as long as the listener, so the filter it learnt on one line holds for
-the next. Until the lag is known and the filter has shown it takes the voice out (SETTLED_DB
-over SETTLE_S of it), the voice comes through, so until then a loud onset while the voice
-plays is not taken for the user's. Once shown, that holds until the lag changes: while the
-user talks over the line the cancellation looks poor, and that is when barge-in must work.
+the next. Until the filter has shown it takes the voice out (SETTLED_DB over its `settle_s`
+of played sound, once the lag is known), the voice comes through, so until then a loud onset
+while the voice plays is not taken for the user's: with speex that made the first 2-4 s of a
+conversation uninterruptible, with AEC3 it is under a second (FIRST_LAG_S, then a quarter
+second). The lag must be known first because a quiet output proves nothing before: AEC3
+handed a reference later than its echo made everything 40 dB quieter for half a second, then
+let the echo through. Once shown, that holds until the lag changes: while the user talks over
+the line the cancellation looks poor, and that is when barge-in must work.
 """
 
 from __future__ import annotations
@@ -41,28 +53,27 @@ from __future__ import annotations
 import numpy as np
 from assist.core.echo_reference import RATE_HZ
 from assist.listen.echo_delay import MAX_LAG_S, echo_lag
+from assist.listen.echo_filters import Filter
 from assist.listen.echo_ring import ReferenceRing
 
-FRAME_SAMPLES = 128
-"""8 ms per call, a quarter of the listener's frame: speex adapts per frame, and on Piper
-speech at 0 dB 128 samples cancelled 22 dB over echo delays of 0-60 ms where 256 cancelled
-15-20 dB (benchmarks/echo.py)."""
-FILTER_S = 0.064
-"""The echo path the filter spans (1024 taps) once the lag is taken out: with LEAD_S, from
-16 ms before the lag to 48 ms after it (a room's early reflections). Longer filters learn
-slower: in the PulseAudio room 100 ms cancelled 30 dB, 64 ms 32 dB (benchmarks/echo.py)."""
 LEAD_S = 0.016
 """The reference is taken this much ahead of where the lag puts it, so an echo a little
-sooner than the lag found (its error, a jitter of the stamps) is still inside the filter."""
+sooner than the lag found (its error, a jitter of the stamps) is still inside the filter:
+with it speex spans from 16 ms before the lag to 48 ms after it."""
+FIRST_LAG_S = 0.5
+"""Microphone audio, heard while the voice plays, that the first look for the lag correlates:
+until the lag is known the filter is not trusted, and AEC3 settles a quarter second after."""
 LAG_FROM_S = 1.0
-"""Microphone audio, heard while the voice plays, that each look for the lag correlates."""
+"""Microphone audio that each further look correlates: the lag to the sample, for speex."""
 LAG_NUDGE_S = 0.0005
-"""A lag found this far or more from the one in use replaces it (closer: jitter of the estimate,
-kept): through PulseAudio the lag held to the sample while the timeline did, and a filter
-learnt at one lag cancelled 6 dB instead of 30 once the echo had moved by 3.6 ms."""
+"""A lag found this far or more from the one in use, beyond what the filter follows by
+itself, replaces it (closer: jitter of the estimate, kept): through PulseAudio the lag held to
+the sample while the timeline did, and a speex filter learnt at one lag cancelled 6 dB instead
+of 30 once the echo had moved by 3.6 ms."""
 LAG_JUMP_S = 0.001
 """A change of the lag this large means the filter's taps no longer fit (a 3.6 ms move cost
-24 dB): it must show again that it takes the voice out before a loud onset is trusted."""
+speex 24 dB; AEC3 has to find the delay again): it must show again that it takes the voice
+out before a loud onset is trusted."""
 WAIT_S = 0.15
 """Longest a frame waits for reference still to come: the helper hands the device its blocks
 ahead of their time, but a starved writer thread can fall behind the capture. The wait comes
@@ -72,14 +83,11 @@ and cut its own line 0.6 s in (1 of 50 at load 1-2, 1 of 4 with both cores busy)
 LIVE_S = 1.0
 """Reference that ended longer ago than this before a frame is not coming: the helper
 stopped, so the frame does not wait."""
-SETTLE_S = 1.0
-"""Played speech over which the filter must show SETTLED_DB before its output is trusted:
-half a second of 15 dB came too soon, with the filter still learning (a reply then cut
-itself off in the PulseAudio room)."""
 SETTLED_DB = 20.0
-"""How much quieter the voice must come out: at 0 dB a Piper line peaks at RMS 0.3-0.37, so
-20 dB leaves it near 0.035, under the barge-in gate's 0.05; in the PulseAudio room the filter
-reached 24-36 dB within 2 s of speech (benchmarks/echo.py)."""
+"""How much quieter the voice must come out over the filter's `settle_s` of played sound: at
+0 dB a Piper line peaks at RMS 0.3-0.37, so 20 dB leaves it near 0.035, under the barge-in
+gate's 0.05; in the PulseAudio room speex reached 24-36 dB within 2 s of speech
+(benchmarks/echo.py)."""
 SOUND_LEVEL = 0.003
 """A reference frame at or above this RMS (-50 dBFS) is sound the filter learns from."""
 RESIDUAL_GATE = 0.02
@@ -95,13 +103,14 @@ echo's tail (the filter's span, the lead and the room's reverberation), then fra
 class EchoCanceller:
     """Frames (float32, 16 kHz) in, the same frames with the played audio taken out."""
 
-    def __init__(self, ring: ReferenceRing) -> None:
-        from pyaec import Aec
-
+    def __init__(self, ring: ReferenceRing, filter: Filter) -> None:
         self.ring = ring
-        self._aec = Aec(FRAME_SAMPLES, round(FILTER_S * RATE_HZ), RATE_HZ, False)
+        self.filter = filter
         self._learning = [0.0, 0.0, 0.0]  # seconds, energy in, energy out, of played sound
         self._settled = False
+        self._filtering = False
+        """Whether the last frame went through the filter (if not, the next one does not
+        follow on from what the filter holds)."""
         self._heard: list[np.ndarray] = []
         self._heard_from = 0.0
         self._timeline = 0
@@ -110,7 +119,15 @@ class EchoCanceller:
         or hung sends nothing more, and every frame waiting WAIT_S for it would put the
         listener seconds behind (and overflow its capture queue)."""
         self.lag: float | None = None
-        """Seconds the echo comes after its stamps (negative: before); None until found."""
+        """Seconds the echo comes after its stamps (negative: before), as last found; None
+        until found on this timeline."""
+        self._shift: float | None = None if filter.needs_lag else 0.0
+        """The lag the reference is taken at: the lag found, unless the filter follows the
+        echo that far by itself (then the one before: for AEC3 the stamps as they are, to
+        begin with); None while a filter that needs the lag waits for it."""
+        self._learnt_at: float | None = None
+        """The lag the filter's trust rests on: the one found when it last began to learn. A
+        move from it of LAG_JUMP_S or more, even one AEC3 follows by itself, is shown again."""
         self.playing = False
         """Whether the last frame was heard while the voice (or its echo's tail) played."""
 
@@ -119,6 +136,13 @@ class EchoCanceller:
         """Whether the filter has shown it takes the voice out, since the lag last changed."""
         return self._settled
 
+    @property
+    def onset_prob(self) -> float | None:
+        """The speech probability a loud onset needs in the last frame: the filter's own while
+        its output is used (AEC3's suppressor leaves the user's words sounding less like
+        speech), else None."""
+        return self.filter.onset_prob if self.playing and self._settled else None
+
     def active(self, at: float) -> bool:
         """Whether the voice sounded recently enough, at `at`, for its echo to be heard."""
         last = self.ring.last_sound
@@ -126,35 +150,31 @@ class EchoCanceller:
 
     def cancel(self, frame: np.ndarray, at: float) -> np.ndarray:
         """`frame` (float32) whose first sample was captured at `at` (monotonic seconds)."""
-        ahead = at - (self.lag or 0.0) + LEAD_S  # where this frame's echo is in the reference
+        ahead = at - (self._shift or 0.0) + LEAD_S  # where its echo is in the reference
         last = self.ring.last_end
         alive = last is not None and last >= ahead - LIVE_S and last != self._waited_in_vain
         if alive and not self.ring.wait_for(ahead + len(frame) / RATE_HZ, WAIT_S):
             self._waited_in_vain = last  # not again until a block comes
         self.playing = self.active(ahead)
         if not self.playing:
-            self._heard = []
+            self._heard, self._filtering = [], False
             return frame
         if self.ring.timeline != self._timeline:  # the stamps started afresh
-            self._timeline, self.lag, self._settled, self._heard = (
-                self.ring.timeline,
-                None,
-                False,
-                [],
-            )
+            self._timeline, self._settled, self._heard = self.ring.timeline, False, []
+            self.lag = self._learnt_at = None
+            if self.filter.needs_lag:
+                self._shift = None
         self._look_for_lag(frame, at)
-        if self.lag is None:
+        if self._shift is None:
             return frame
+        if not self._filtering:
+            self.filter.restart()
+            self._filtering = True
         microphone = np.round(np.clip(frame, -1.0, 1.0) * 32767).astype(np.int16)
-        reference = self.ring.take(at - self.lag + LEAD_S, len(frame))
-        out = np.empty(len(frame), dtype=np.int16)
-        whole = len(frame) - len(frame) % FRAME_SAMPLES
-        for start in range(0, whole, FRAME_SAMPLES):
-            part = slice(start, start + FRAME_SAMPLES)
-            out[part] = self._aec.cancel_echo(microphone[part], reference[part])
-        out[whole:] = microphone[whole:]
-        cancelled = out.astype(np.float32) / 32767.0
-        if not self._settled and np.sqrt(np.mean(np.square(reference / 32768.0))) >= SOUND_LEVEL:
+        reference = self.ring.take(at - self._shift + LEAD_S, len(frame))
+        cancelled = self.filter.cancel(microphone, reference).astype(np.float32) / 32767.0
+        sounding = np.sqrt(np.mean(np.square(reference / 32768.0))) >= SOUND_LEVEL
+        if not self._settled and self.lag is not None and sounding:
             self._learn(frame, cancelled)
         if not self._settled:
             return frame
@@ -163,31 +183,35 @@ class EchoCanceller:
         return cancelled
 
     def _learn(self, frame: np.ndarray, cancelled: np.ndarray) -> None:
-        """Settle once SETTLE_S of played sound came out SETTLED_DB quieter."""
+        """Settle once the filter's `settle_s` of played sound came out SETTLED_DB quieter."""
         learning = self._learning
         learning[0] += len(frame) / RATE_HZ
         learning[1] += float(np.sum(np.square(frame, dtype=np.float64)))
         learning[2] += float(np.sum(np.square(cancelled, dtype=np.float64)))
-        if learning[0] >= SETTLE_S:
+        if learning[0] >= self.filter.settle_s:
             self._settled = learning[1] >= learning[2] * 10 ** (SETTLED_DB / 10)
             self._learning = [0.0, 0.0, 0.0]
 
     def _look_for_lag(self, frame: np.ndarray, at: float) -> None:
-        """Gather LAG_FROM_S of the microphone, then correlate it with the reference."""
+        """Gather FIRST_LAG_S, then LAG_FROM_S, of the microphone; correlate it with the
+        reference."""
         if not self._heard:
             self._heard_from = at
         self._heard.append(frame)
         heard = sum(len(part) for part in self._heard)
-        if heard < LAG_FROM_S * RATE_HZ:
+        if heard < (FIRST_LAG_S if self.lag is None else LAG_FROM_S) * RATE_HZ:
             return
         microphone = np.concatenate(self._heard)
         self._heard = []
         reach = round(MAX_LAG_S * RATE_HZ)
         reference = self.ring.take(self._heard_from - MAX_LAG_S, heard + 2 * reach)
         lag = echo_lag(microphone, reference, RATE_HZ)
-        if lag is None or (self.lag is not None and abs(lag - self.lag) < LAG_NUDGE_S):
+        if lag is None:
             return
-        if self.lag is None or abs(lag - self.lag) >= LAG_JUMP_S:
-            self._settled = False
-            self._learning = [0.0, 0.0, 0.0]
         self.lag = lag
+        if self._learnt_at is None or abs(lag - self._learnt_at) >= LAG_JUMP_S:
+            self._settled, self._learnt_at = False, lag
+            self._learning = [0.0, 0.0, 0.0]
+        strayed = None if self._shift is None else lag - self._shift
+        if strayed is None or not -LAG_NUDGE_S < strayed < self.filter.follows_s + LAG_NUDGE_S:
+            self._shift = lag

@@ -54,9 +54,13 @@ class LoudOnsets:
         self._armed = True
         self._rearm_frames = -(-REARM_MS // rules.frame_ms)
 
-    def feed(self, frame: int, probability: float, level: float) -> int | None:
-        """One frame; the onset frame when a loud run has just been confirmed."""
-        if probability >= self._rules.start_prob and level >= self._level:
+    def feed(
+        self, frame: int, probability: float, level: float, start_prob: float | None = None
+    ) -> int | None:
+        """One frame; the onset frame when a loud run has just been confirmed. `start_prob`:
+        the speech probability it needs, where the canceller asks for its own."""
+        needed = self._rules.start_prob if start_prob is None else start_prob
+        if probability >= needed and level >= self._level:
             self._run += 1
             self._quiet = 0
         else:

@@ -117,7 +117,9 @@ class Track:
             self.level = level
             probability = self._vad.probability(frame)
             if self._loud is not None and self._signals is not None:
-                onset = self._loud.feed(self.frames, probability, self._gated(level))
+                onset = self._loud.feed(
+                    self.frames, probability, self._gated(level), self._onset_prob()
+                )
                 if onset is not None:
                     self._signals.loud(self.name, onset * self.rules.frame_ms, level)
             self._handle(self._segmenter.feed(probability, level))
@@ -141,6 +143,11 @@ class Track:
         if canceller is not None and canceller.playing and not canceller.settled:
             return 0.0
         return level
+
+    def _onset_prob(self) -> float | None:
+        """The speech probability a loud onset needs in this frame, where the canceller's
+        output calls for its own (AEC3's), else None: the turn rules'."""
+        return None if self._canceller is None else self._canceller.onset_prob
 
     def _handle(self, events: list[Any]) -> None:
         for event in events:
