@@ -116,6 +116,8 @@ class Track:
             level = float(np.sqrt(np.mean(np.square(frame))))
             self.level = level
             probability = self._vad.probability(frame)
+            if self._voice_uncancelled():
+                probability = 0.0  # the assistant's own voice as heard: no turn of the user's
             if self._loud is not None and self._signals is not None:
                 onset = self._loud.feed(
                     self.frames, probability, self._gated(level), self._onset_prob()
@@ -136,13 +138,17 @@ class Track:
         heard_at = clock.at(self.frames * FRAME_SAMPLES / RATE_HZ)
         return frame if heard_at is None else self._canceller.cancel(frame, heard_at)
 
+    def _voice_uncancelled(self) -> bool:
+        """Whether the voice plays and the canceller, not yet trusted, lets it through whole:
+        the first half-second of a line (AEC3), where a turn would be the voice's first words
+        alone ("Hi, it's"), too few for the echo test to know (behaviour 6.2, 16.3)."""
+        canceller = self._canceller
+        return canceller is not None and canceller.playing and not canceller.settled
+
     def _gated(self, level: float) -> float:
         """The level the barge-in gate sees: none while an unsettled canceller lets the
         voice's first loud frames through."""
-        canceller = self._canceller
-        if canceller is not None and canceller.playing and not canceller.settled:
-            return 0.0
-        return level
+        return 0.0 if self._voice_uncancelled() else level
 
     def _onset_prob(self) -> float | None:
         """The speech probability a loud onset needs in this frame, where the canceller's
