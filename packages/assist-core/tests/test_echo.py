@@ -7,11 +7,9 @@ from assist.core.consent import notice_text
 from assist.core.echo import (
     ECHO_SHARE_TENTHS,
     ECHO_WINDOW_S,
-    FRAGMENT_S,
     SHORTEST_ECHO,
     Said,
     is_echo,
-    is_echo_fragment,
     is_own_voice,
     recent,
     tokens,
@@ -205,29 +203,3 @@ def test_the_real_consent_notice_lets_a_question_by_name_through_and_catches_its
         assert not is_own_voice(question, [], [notice], NOW)
     assert is_own_voice(notice.text, [], [notice], NOW)
 
-
-@given(
-    st.lists(st.sampled_from(["hi", "it's", "claude", "i'm", "listening", "now"]), min_size=3),
-    st.integers(0, 10),
-    st.integers(1, 2),
-    st.floats(0, 2.9),
-)
-def test_one_or_two_words_together_in_a_line_just_said_are_its_echo(words, at, size, after):
-    at = at % (len(words) - size + 1)
-    piece = " ".join(words[at : at + size]).upper() + "."
-    said = [Said(" ".join(words), ended_at=100.0)]
-    assert is_echo_fragment(piece, said, 100.0 + after)
-    assert is_echo_fragment(piece, [Said(" ".join(words), ended_at=None)], 500.0)
-
-
-@given(st.floats(FRAGMENT_S, 1000))
-def test_the_same_words_said_back_later_are_a_persons(after):
-    said = [Said("Hi, it's Claude. I'm listening.", ended_at=100.0)]
-    assert not is_echo_fragment("Hi, it's", said, 100.0 + after)
-
-
-def test_words_not_together_in_the_line_or_three_or_more_are_left_to_the_share_rule():
-    said = [Said("Hi, it's Claude. I'm listening.", ended_at=None)]
-    assert not is_echo_fragment("Hi listening", said, 0.0)
-    assert not is_echo_fragment("Yes.", said, 0.0)
-    assert not is_echo_fragment("Hi, it's Claude.", said, 0.0)  # 6.2 judges three words

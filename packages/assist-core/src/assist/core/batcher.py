@@ -37,7 +37,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 import attrs
-from assist.core.echo import Said, is_echo_fragment, recent
+from assist.core.echo import Said, recent
 from assist.core.echo_words import users_words
 from assist.core.lines import RawLine, render
 from assist.core.names import says_name
@@ -136,9 +136,7 @@ class Batcher:
             text = line.text.strip()
             if not text:
                 continue
-            if is_echo_fragment(text, [*utterances, *notices], now):
-                text = ""
-            text = text and users_words(text, said, read)
+            text = users_words(text, said, read)
             if not text:
                 self._left_out += 1
                 continue

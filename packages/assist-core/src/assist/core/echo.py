@@ -30,14 +30,6 @@ ECHO_SHARE_TENTHS = 6
 """At least 6 tenths (60%) of the heard tokens must be among the said ones; integer
 arithmetic so the boundary is exact."""
 
-FRAGMENT_S = 3.0
-"""A line of one or two words reaching the transcript while a line of the assistant's plays,
-or this soon after it ended, is a piece of its echo when its words come in that line, in order
-and together: an echo canceller that has not converged lets a line's first half-second
-through, and once the rest is cancelled those words are a turn of their own ("Hi, it's" of
-"Hi, it's Claude. I'm listening."). Too short for 6.2's share, and too soon to be a person
-agreeing, who speaks after the line and after the end of their own turn (1-2 s on)."""
-
 APOSTROPHE = "'"
 RIGHT_QUOTE = "\u2019"
 """Recognisers and people write "don't" with either mark; both are the same word."""
@@ -71,21 +63,6 @@ def is_echo(line: str, said: Sequence[str]) -> bool:
         vocabulary = set(tokens(text))
         found = sum(1 for token in heard if token in vocabulary)
         if found * 10 >= len(heard) * ECHO_SHARE_TENTHS:
-            return True
-    return False
-
-
-def is_echo_fragment(line: str, said: Sequence[Said], now: float) -> bool:
-    """True when `line` has one or two words that stand together, in order, in something the
-    assistant is saying or ended saying less than `FRAGMENT_S` before `now`."""
-    heard = tokens(line)
-    if not heard or len(heard) >= SHORTEST_ECHO:
-        return False
-    for item in said:
-        if item.ended_at is not None and now - item.ended_at >= FRAGMENT_S:
-            continue
-        words = tokens(item.text)
-        if any(words[at : at + len(heard)] == heard for at in range(len(words) - len(heard) + 1)):
             return True
     return False
 
