@@ -202,4 +202,3 @@ def test_the_real_consent_notice_lets_a_question_by_name_through_and_catches_its
     for question in (f"{name}, can you hear us?", f"Hey {name}, are you there?"):
         assert not is_own_voice(question, [], [notice], NOW)
     assert is_own_voice(notice.text, [], [notice], NOW)
-
