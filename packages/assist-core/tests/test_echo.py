@@ -202,3 +202,15 @@ def test_the_real_consent_notice_lets_a_question_by_name_through_and_catches_its
     for question in (f"{name}, can you hear us?", f"Hey {name}, are you there?"):
         assert not is_own_voice(question, [], [notice], NOW)
     assert is_own_voice(notice.text, [], [notice], NOW)
+
+
+def test_each_long_sentence_of_the_notice_heard_back_alone_is_its_echo():
+    """A turn model ends the notice's echo at its first sentence: each line alone is echo."""
+    notice = notice_text("Claude")
+    first, second = (
+        "Hello everyone, this is Claude and the I assistant.",
+        "I am listening to this meeting and may speak up when it helps.",
+    )
+    said = [Said(notice, ended_at=NOW)]
+    assert is_own_voice(first, [], said, NOW) and is_own_voice(second, [], said, NOW)
+    assert not is_own_voice("Claude, are you an AI?", [], said, NOW)

@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import attrs
+from assist.core.sentences import split_sentences
 
 ECHO_WINDOW_S = 120.0
 """How long something said is remembered: an echo arrives within one ~10 s transcript
@@ -29,6 +30,12 @@ SHORTEST_ECHO = 3
 ECHO_SHARE_TENTHS = 6
 """At least 6 tenths (60%) of the heard tokens must be among the said ones; integer
 arithmetic so the boundary is exact."""
+
+NOTICE_SENTENCE_WORDS = 6
+"""A sentence of the notice this long is tested on its own too (6.3): a turn model ends a turn
+at the end of a sentence, so the notice's echo comes back one sentence a line, and a sentence
+holds too few of the whole notice's words. Shorter sentences ("Hi, it's Claude.") are left
+out: a person greets back with those very words."""
 
 APOSTROPHE = "'"
 RIGHT_QUOTE = "\u2019"
@@ -80,4 +87,15 @@ def is_own_voice(
     recent consent notice."""
     if is_echo(line, [item.text for item in recent(utterances, now)]):
         return True
-    return any(is_echo(notice.text, [line]) for notice in recent(notices, now))
+    return any(is_notice_echo(line, notice.text) for notice in recent(notices, now))
+
+
+def is_notice_echo(line: str, notice: str) -> bool:
+    """6.3's reverse test: `line` holds most of the notice's words, or of one of its
+    sentences of `NOTICE_SENTENCE_WORDS` words or more."""
+    parts = [notice, *split_sentences(notice)]
+    return any(
+        is_echo(part, [line])
+        for part in parts
+        if part == notice or len(tokens(part)) >= NOTICE_SENTENCE_WORDS
+    )

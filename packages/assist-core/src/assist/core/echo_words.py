@@ -29,6 +29,7 @@ from assist.core.echo import (
     RIGHT_QUOTE,
     SHORTEST_ECHO,
     is_echo,
+    is_notice_echo,
     tokens,
 )
 
@@ -184,7 +185,7 @@ def users_words(line: str, said: Sequence[str], notices: Sequence[str] = ()) -> 
     `said` are taken out, and what is left is judged by 6.2's share; a line that is an echo by
     that share as a whole keeps a rest only of 3 words or more, since a word or two beside the
     echo cannot be told from a misrecognition ("Thank you." after the line)."""
-    if any(is_echo(notice, [line]) for notice in notices):
+    if any(is_notice_echo(line, notice) for notice in notices):
         return ""
     rest = without_said(line, said)
     if is_echo(rest, said):
