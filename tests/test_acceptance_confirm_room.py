@@ -172,7 +172,11 @@ async def test_the_questions_own_voice_heard_back_through_the_room_never_answers
                 assert not reply, f"the echo {echo} was taken as the answer: {reply}"
                 microphone.hear(answer)
         assert reply["answer"] == "no", (reply, raw_texts(folder))
-        assert len(reply["heard"]) == 1 and "don't" in reply["heard"][0].lower(), reply
+        # The answer may come as one line or, ended at its first sentence by the turn model,
+        # as "No." alone: either way the first line heard decides, and it is the user's.
+        assert len(reply["heard"]) == 1 and reply["heard"][0].lower().endswith(
+            ("no.", "no, don't do that.")
+        ), reply
         texts = raw_texts(folder)
         assert len(texts) == 2 and "branch" in texts[0].lower(), texts
         assert classify(texts[0]) == "yes", f"on its own words the echo {texts[0]!r} says yes"

@@ -38,7 +38,9 @@ def test_blocking_smart_turn_leaves_silence_and_says_what_to_install():
 def test_assist_doctor_shows_the_configured_turn_model(tmp_path):
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"voice": {"engine": "espeak"}, "listen": {"turn": "silence"}}))
-    done = run_assist("doctor", {"ASSIST_CONFIG": str(config), "ASSIST_HOME": str(tmp_path)})
+    sounding = str(Path(__file__).parent / "voice_fakes" / "device")  # speakers, whatever is here
+    env = {"ASSIST_CONFIG": str(config), "ASSIST_HOME": str(tmp_path), "PYTHONPATH": sounding}
+    done = run_assist("doctor", env)
     assert done.returncode == 0, done.stderr
     assert "  listen.turn: silence (set in the config file)" in done.stdout.splitlines()
     assert "  listen.turn = silence" in done.stdout.splitlines()
