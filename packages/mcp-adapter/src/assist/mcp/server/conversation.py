@@ -34,7 +34,6 @@ from assist.core.batcher import Batch
 from assist.core.ceilings import LISTENER_STOPPED, Ceilings
 from assist.core.consent import LeaveReason
 from assist.core.conversation import goodbye_text, greeting_text
-from assist.core.echo import Said
 from assist.core.files import RAW_FILE
 from assist.core.fillers import Fillers
 from assist.core.gate import Gate
@@ -66,7 +65,6 @@ class Conversation:
     fillers: Fillers | None
     barge_in: BargeIn
     listener: ListenerProcess | None = None
-    meeting: Meeting | None = None
     lock: threading.Lock = attrs.Factory(threading.Lock)
     user_speaking: bool = False
     why: str | None = None
@@ -177,7 +175,6 @@ async def _start(watcher: Watcher) -> types.CallToolResult:
         conversation=conversation,
         barge_in=conversation.barge_in,
     )
-    conversation.meeting = meeting
     conversation.barge_in.meeting = meeting
     failure = await watcher._hold(meeting, settings)
     if failure is not None:
@@ -255,11 +252,6 @@ async def _end(
     watcher._ended = conversation
     if watcher._meeting is meeting:
         await leaving.leave(watcher, LeaveReason.CONVERSATION_OVER)
-
-
-def own_line(meeting: Meeting, text: str, at: float) -> None:
-    """A line the server said itself (greeting, filler, goodbye) for the echo test (6.3)."""
-    meeting.utterances.append(Said(text, at))
 
 
 def filler_event(pid: int, text: str, kind: str) -> dict[str, Any]:
