@@ -27,7 +27,7 @@ from assist.core.batcher import Pacing
 from assist.core.consent import LeaveReason, notice_text
 from assist.core.echo import ECHO_WINDOW_S
 from assist.core.settings import VoiceSettings
-from assist.mcp.server import watch
+from assist.mcp.server import joining
 from assist.mcp.server.held_meeting import HeldMeeting
 from assist.mcp.server.watch import Watcher
 from assist.mcp.speech.supervisor import SayResult, VoiceFailure
@@ -255,7 +255,7 @@ async def test_a_notice_the_voice_cannot_say_is_logged_leaves_and_starts_no_watc
 async def test_a_notice_that_cannot_take_the_floor_waits_its_time_then_starts_no_watch(
     rig: Rig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(watch, "LOCK_WAIT_S", 0.3)  # the server test of speak waits the 5 s
+    monkeypatch.setattr(joining, "LOCK_WAIT_S", 0.3)  # the server test of speak waits the 5 s
     held = json.dumps({"pid": os.getpid(), "who": "talk"})
     rig.place.lock.write_text(held)
     started = time.monotonic()

@@ -20,7 +20,6 @@ This module reaches into the watch for its meeting and helpers, as `confirm` doe
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from datetime import datetime
@@ -33,16 +32,13 @@ from assist.core import meeting_log, refusals, results
 from assist.core.batcher import Batch
 from assist.core.ceilings import LISTENER_STOPPED, Ceilings
 from assist.core.consent import LeaveReason
-from assist.core.conversation import goodbye_text, greeting_text
-from assist.core.files import RAW_FILE
+from assist.core.conversation import goodbye_text
 from assist.core.fillers import Fillers
-from assist.core.gate import Gate
 from assist.mcp.logs import log
 from assist.mcp.server import leaving, speaking
 from assist.mcp.server.barge_in import BargeIn
-from assist.mcp.server.tools import refusal, result
-from assist.mcp.speech.listener_process import ListenerError, ListenerProcess
-from assist.mcp.store.transcript import TranscriptReader
+from assist.mcp.server.tools import result
+from assist.mcp.speech.listener_process import ListenerProcess
 
 if TYPE_CHECKING:
     from assist.mcp.server.held_meeting import HeldMeeting as Meeting
@@ -111,81 +107,6 @@ class Conversation:
         if self.fillers is not None:
             with self.lock:
                 self.fillers.turn_handed(time.monotonic())
-
-
-async def start_conversation(watcher: Watcher, _arguments: dict[str, Any]) -> types.CallToolResult:
-    """13: start our listener, greet the user, and hold the conversation as a watch."""
-    async with watcher._joining:
-        await watcher._quiet.wait()
-        async with watcher._leaving:
-            pass
-        with anyio.CancelScope(shield=True):
-            watcher._calls += 1
-            try:
-                answer = await _start(watcher)
-            finally:
-                watcher._call_ended()
-    return answer
-
-
-async def _start(watcher: Watcher) -> types.CallToolResult:
-    from assist.mcp.server.held_meeting import HeldMeeting as Meeting
-
-    settings = await anyio.to_thread.run_sync(watcher.load_settings)
-    if watcher._closed:
-        return refusal(refusals.shutting_down())
-    if not settings.assistant.enabled:
-        await leaving.leave(watcher, LeaveReason.OFF_AT_WATCH)
-        return refusal(refusals.off_refusal(watcher._config.ambient))
-    await leaving.leave(watcher, LeaveReason.REPLACED)
-    watcher._ended = None
-    rules = settings.conversation
-    conversation = Conversation(
-        ceilings=Ceilings(time.monotonic(), rules.max_s, rules.idle_s),
-        fillers=Fillers(random.Random()) if rules.fillers else None,
-        barge_in=BargeIn(settings.barge_in),
-    )
-
-    def listen() -> ListenerProcess:
-        listener = ListenerProcess(
-            watcher._store.root, rules.end_silence_ms, conversation.on_event, watcher._environ
-        )
-        try:
-            listener.wait_capturing()
-        except ListenerError:
-            listener.kill()
-            raise
-        return listener
-
-    try:
-        listener = await anyio.to_thread.run_sync(listen)
-    except ListenerError as error:
-        return refusal(refusals.listener_failed(str(error)))
-    conversation.listener = listener
-    assert listener.session_id is not None and listener.folder is not None
-    greeting = greeting_text(settings.assistant.name)
-    meeting = Meeting(
-        id=listener.session_id,
-        folder=listener.folder,
-        reader=TranscriptReader(listener.folder / RAW_FILE),
-        log=watcher._log_file(listener.folder),
-        gate=Gate(0, NO_CAP),
-        notice=greeting,
-        cursor=0,
-        conversation=conversation,
-        barge_in=conversation.barge_in,
-    )
-    conversation.barge_in.meeting = meeting
-    failure = await watcher._hold(meeting, settings)
-    if failure is not None:
-        return refusal(refusals.greeting_failed(failure))
-    with conversation.lock:
-        conversation.ceilings = Ceilings(time.monotonic(), rules.max_s, rules.idle_s)
-    return result(
-        results.conversation_started(
-            meeting.id, settings.assistant, greeting, rules.max_s, rules.idle_s
-        )
-    )
 
 
 def ended_result(conversation: Conversation, batch: Batch) -> types.CallToolResult:

@@ -8,7 +8,7 @@ decisions together. Blocking work (a line being spoken, the lock wait, stopping 
 reading files) runs in worker threads, so the server answers other requests meanwhile (4.4).
 
 The watch holds the state and the bookkeeping every call shares (the heartbeat, the gate's
-catch-up, the log); its steps live beside it: joining here, the wait loop in `waiting`, a
+catch-up, the log); its steps live beside it: joining in `joining`, the wait loop in `waiting`, a
 line's path in `speaking`, the teardown in `leaving`, and the tools it gains in `confirm` and
 `conversation`.
 
@@ -37,27 +37,20 @@ from typing import Any
 import anyio
 import mcp_types as types
 from anyio.abc import TaskGroup
-from assist.core import consent, meeting_log, refusals, results
+from assist.core import consent, meeting_log, results
 from assist.core.batcher import DEFAULT_PACING, Pacing
 from assist.core.consent import LeaveReason, WatchState
-from assist.core.echo import Said
-from assist.core.files import LOCK_WAIT_S, RAW_FILE
-from assist.core.gate import Gate
-from assist.core.lines import render
 from assist.core.settings import Settings, VoiceSettings
-from assist.mcp.server import confirm, conversation, leaving, speaking, waiting
-from assist.mcp.server.barge_in import BargeIn, SignalSocket
+from assist.mcp.server import confirm, conversation, joining, leaving, speaking, waiting
 from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.held_meeting import HeldMeeting
-from assist.mcp.server.tools import refusal, result
-from assist.mcp.speech.supervisor import Voice, VoiceFailure
+from assist.mcp.server.tools import result
+from assist.mcp.speech.supervisor import Voice
 from assist.mcp.store.config import ConfigFile
-from assist.mcp.store.heartbeat import BEAT_S, Beat, Heartbeat
-from assist.mcp.store.lock import LockBusy, SpeakingLock
-from assist.mcp.store.meeting_log_file import MeetingLogFile, now
-from assist.mcp.store.session_files import SessionRefusal
+from assist.mcp.store.heartbeat import BEAT_S, Heartbeat
+from assist.mcp.store.lock import SpeakingLock
+from assist.mcp.store.meeting_log_file import now
 from assist.mcp.store.sessions import SessionStore
-from assist.mcp.store.transcript import TranscriptReader
 
 RECENT_LINES = 40
 """Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""
@@ -128,7 +121,7 @@ class Watcher:
             with anyio.CancelScope(shield=True):
                 self._calls += 1
                 try:
-                    answer = await self._watch(arguments)
+                    answer = await joining.watch_meeting(self, arguments)
                 finally:
                     self._call_ended()
         return answer
@@ -145,9 +138,19 @@ class Watcher:
         """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`)."""
         return await confirm.confirm(self, arguments)
 
-    async def start_conversation(self, arguments: dict[str, Any]) -> types.CallToolResult:
+    async def start_conversation(self, _arguments: dict[str, Any]) -> types.CallToolResult:
         """13: start our listener and the voice, greet the user, hold the conversation."""
-        return await conversation.start_conversation(self, arguments)
+        async with self._joining:
+            await self._quiet.wait()
+            async with self._leaving:
+                pass
+            with anyio.CancelScope(shield=True):
+                self._calls += 1
+                try:
+                    answer = await joining.start_conversation(self)
+                finally:
+                    self._call_ended()
+        return answer
 
     async def tend(self) -> None:
         """For the server's life: fillers, ceilings and the listener of a conversation."""
@@ -171,129 +174,6 @@ class Watcher:
         """The settings as the file says now (a stat when it has not changed); thread-safe."""
         with self._config_lock:
             return self._config.load()
-
-    # watch_meeting
-
-    async def _watch(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        settings = await anyio.to_thread.run_sync(self.load_settings)
-        if self._closed:
-            return refusal(refusals.shutting_down())
-        if not settings.assistant.enabled:
-            await leaving.leave(self, LeaveReason.OFF_AT_WATCH)
-            return refusal(refusals.off_refusal(self._config.ambient))
-        asked = arguments.get("session")
-        now = self._wall()
-        live = await anyio.to_thread.run_sync(self._store.live_session, now)
-        if not (isinstance(asked, str) and asked):
-            if live is None:
-                return refusal(refusals.no_recording())
-            asked = live
-        if asked != live:
-            return refusal(refusals.not_live(asked))
-        held = self._meeting if self._meeting is not None and self._meeting.id == asked else None
-        try:
-            folder = self._store.session_dir(asked, now)
-            reader = held.reader if held is not None else TranscriptReader(folder / RAW_FILE)
-            lines, next_line = await anyio.to_thread.run_sync(reader.read, 0)
-        except (SessionRefusal, OSError) as error:
-            return refusal(refusals.transcript_unreadable(asked, str(error)))
-        meeting = held
-        if meeting is None:
-            await leaving.leave(self, LeaveReason.REPLACED)
-            meeting, failure = await self._join(asked, folder, reader, next_line, settings)
-            if failure is not None:
-                return refusal(refusals.notice_failed(failure))
-            if settings.barge_in and self._meeting is meeting:
-                meeting.barge_in = BargeIn(True, meeting)
-                meeting.signals = await anyio.to_thread.run_sync(
-                    SignalSocket.open, folder, meeting.barge_in
-                )
-        await self._record_call(meeting)
-        await self._catch_up(meeting, settings)
-        kept = [line for line in lines if line.text.strip()]
-        recent_lines = [render(line) for line in kept[-RECENT_LINES:]]
-        return result(
-            results.watching(
-                meeting.id, settings.assistant, meeting.notice, recent_lines, meeting.gate
-            )
-        )
-
-    async def _join(
-        self, session: str, folder: Path, reader: TranscriptReader, cursor: int, settings: Settings
-    ) -> tuple[HeldMeeting, str | None]:
-        """3.4 step 5: hold a new meeting and say the notice; the failure reason, if any."""
-        rules = settings.assistant
-        meeting = HeldMeeting(
-            id=session,
-            folder=folder,
-            reader=reader,
-            log=self._log_file(folder),
-            gate=Gate(rules.cooldown_s, rules.max_per_meeting),
-            notice=consent.notice_text(rules.name),
-            cursor=cursor,
-        )
-        return meeting, await self._hold(meeting, settings)
-
-    def _log_file(self, folder: Path) -> MeetingLogFile:
-        return MeetingLogFile(folder)
-
-    async def _hold(self, meeting: HeldMeeting, settings: Settings) -> str | None:
-        """Hold `meeting`: the beat, `joined`, the notice (a conversation's greeting); None,
-        or why the notice could not be said (the meeting is then left)."""
-        self._meeting = meeting
-        self._lifecycle = self._lifecycle.join()
-        await self._record_call(meeting)
-        meeting.beat = Beat(
-            self._heartbeat,
-            claim=lambda: (meeting.id, meeting.state),
-            activity=lambda: (self._calls > 0, self._last_call_end),
-            interval=self._beat_s,
-            clock=self._clock,
-        )
-        meeting.beat.start()
-        await self._append(meeting, meeting_log.joined(now(), self._pid, meeting.notice))
-        failure = await self._say_notice(meeting, settings.voice)
-        if failure is None and self._meeting is not meeting:
-            return refusals.stopped_during_notice()
-        if failure is not None:
-            await self._append(meeting, meeting_log.notice_error(now(), self._pid, failure))
-            await leaving.leave(self, LeaveReason.NOTICE_FAILED)
-            return failure
-        self._lifecycle = self._lifecycle.notice_spoken()
-        return None
-
-    async def _say_notice(self, meeting: HeldMeeting, voice_settings: VoiceSettings) -> str | None:
-        """Build the voice, take the floor, say the notice; None, or why it could not be said."""
-        try:
-            meeting.voice = self._voice_factory(voice_settings)
-        except Exception as error:
-            return refusals.voice_not_set_up(str(error))
-        try:
-            await anyio.to_thread.run_sync(self._floor.acquire, "assistant", LOCK_WAIT_S)
-        except LockBusy as busy:
-            return refusals.notice_floor_busy(busy.who, busy.pid, LOCK_WAIT_S)
-        except OSError as error:
-            return refusals.notice_floor_unavailable(str(error))
-        talk = meeting.conversation
-        try:
-            await self._set_state(meeting, "speaking")
-            meeting.line_done = anyio.Event()
-            speaking.line_started(meeting)
-            try:
-                await anyio.to_thread.run_sync(meeting.voice.say, meeting.notice, NOTICE_EMOTION)
-            except VoiceFailure as failure:
-                return ": ".join(failure.chain)
-            finally:
-                meeting.line_done.set()
-                speaking.line_stopped(meeting)
-            if talk is not None:  # a greeting is tested as an utterance, not as a notice
-                meeting.utterances.append(Said(meeting.notice, self._clock()))
-            else:
-                meeting.notice_said = Said(meeting.notice, self._clock())
-        finally:
-            await anyio.to_thread.run_sync(self._floor.release)
-            await self._set_state(meeting, "listening")
-        return None
 
     # The bookkeeping every call shares.
 
