@@ -41,7 +41,7 @@ from assist.core import consent, meeting_log, results
 from assist.core.batcher import DEFAULT_PACING, Pacing
 from assist.core.consent import LeaveReason, WatchState
 from assist.core.settings import Settings, VoiceSettings
-from assist.mcp.server import confirm, conversation, joining, leaving, speaking, waiting
+from assist.mcp.server import confirm, joining, leaving, speaking, tending, waiting
 from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.held_meeting import HeldMeeting
 from assist.mcp.server.tools import result
@@ -154,7 +154,7 @@ class Watcher:
 
     async def tend(self) -> None:
         """For the server's life: fillers, ceilings and the listener of a conversation."""
-        await conversation.tend(self)
+        await tending.tend(self)
 
     async def stop_watching(self, _arguments: dict[str, Any]) -> types.CallToolResult:
         """3.7: end the watch at once; always a success."""
