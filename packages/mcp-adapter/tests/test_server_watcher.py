@@ -120,6 +120,8 @@ class Rig:
         self.meeting = LiveMeeting(self.place, SESSION)
         self.voices: list[FakeVoice] = []
         self.next_voice = FakeVoice()
+        self.voice_factory: Callable[[VoiceSettings], FakeVoice] | None = None
+        """Builds the voices instead of the rig, when set."""
         self.watcher = Watcher(
             config=ConfigFile(self.place.config, engines=("espeak",)),
             store=SessionStore(self.place.sessions),
@@ -131,7 +133,9 @@ class Rig:
             beat_s=3600.0,  # the test beats by hand
         )
 
-    def _voice(self, _settings: VoiceSettings) -> FakeVoice:
+    def _voice(self, settings: VoiceSettings) -> FakeVoice:
+        if self.voice_factory is not None:
+            return self.voice_factory(settings)
         voice, self.next_voice = self.next_voice, FakeVoice()
         self.voices.append(voice)
         return voice
@@ -150,7 +154,7 @@ class Rig:
     @property
     def held(self) -> HeldMeeting | None:
         """The meeting the watcher holds: what no tool shows, but a test of its steps reads."""
-        return self.watcher._meeting
+        return self.watcher.held
 
     def beat_state(self) -> str | None:
         if not self.place.heartbeat.exists():
@@ -275,7 +279,7 @@ async def test_a_voice_that_cannot_be_built_is_a_failed_notice(rig: Rig) -> None
     def broken(_settings: VoiceSettings) -> FakeVoice:
         raise RuntimeError("no helper program")
 
-    rig.watcher._voice_factory = broken
+    rig.voice_factory = broken
     text = refused(await rig.watcher.watch_meeting({}))
     assert "could not be set up: no helper program" in text
     assert rig.event_names() == ["joined", "error", "left"]
@@ -315,7 +319,7 @@ async def test_a_line_that_waited_for_the_floor_is_checked_again_and_turned_down
 ) -> None:
     rig.configure(cooldown_s=60)
     value(await rig.watcher.watch_meeting({}))
-    floor = rig.watcher._floor
+    floor = rig.watcher.desk.floor.speaking_lock
     acquire = floor.acquire
 
     def another_voice_spoke_first(who: str, wait: float) -> None:

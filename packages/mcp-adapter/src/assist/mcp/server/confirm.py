@@ -19,13 +19,13 @@ A client cancelling the call leaves the cursor where it was: the lines come back
 wait. While a confirm listens, `wait_for_transcript` is refused as a second wait, and a confirm
 is refused while a wait runs: both would take the same lines.
 
-This module reaches into the watch (`assist.mcp.server.watch.Watcher`) for its meeting and
-helpers: it is the watch's fifth tool, kept apart so the four of 3.4-3.7 read as specified.
+It is the watch's fifth tool, kept apart so the four of 3.4-3.7 read as specified; it is
+handed the desk, the meeting watched and the way to leave it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 import anyio
 import attrs
@@ -36,15 +36,15 @@ from assist.core.consent import LeaveReason
 from assist.core.echo import is_own_voice
 from assist.core.lines import RawLine
 from assist.core.settings import Settings
-from assist.core.speech import Refusal, check_question
+from assist.core.speech import Refusal, SpeechOk, check_question
 from assist.mcp.logs import log
-from assist.mcp.server import leaving, speaking, waiting
+from assist.mcp.server import speaking, waiting
+from assist.mcp.server.desk import Desk
+from assist.mcp.server.held_meeting import HeldMeeting, Leave, Watched
+from assist.mcp.server.saying import Kind
+from assist.mcp.server.speaking import Turned
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.store.session_files import SessionRefusal
-
-if TYPE_CHECKING:
-    from assist.mcp.server.held_meeting import HeldMeeting
-    from assist.mcp.server.watch import Watcher
 
 
 @attrs.frozen
@@ -58,90 +58,91 @@ class _Look:
     tally: meeting_log.Tally
 
 
-async def confirm(watcher: Watcher, arguments: dict[str, Any]) -> types.CallToolResult:
-    """14.1: say the question, then wait up to `timeout_s` for a yes or a no."""
+def read_arguments(arguments: dict[str, Any]) -> types.CallToolResult | tuple[SpeechOk, int]:
+    """14.1: the checked question and the timeout, or the refusal of a question that cannot
+    be asked (before anything is said or waited for)."""
     checked = check_question(arguments.get("question"))
     if isinstance(checked, Refusal):
         return refusal(checked.text)
-    timeout_s = confirm_timeout(arguments.get("timeout_s"))
-    async with watcher._watching_call():
-        meeting = watcher._watched()
-        if meeting is not None and meeting.waiting:
-            return refusal(refusals.confirm_during_wait())
+    return checked, confirm_timeout(arguments.get("timeout_s"))
+
+
+async def confirm(
+    desk: Desk, watched: Watched, leave: Leave, question: SpeechOk, timeout_s: int
+) -> types.CallToolResult:
+    """14.1: say the checked question, then wait up to `timeout_s` for a yes or a no."""
+    meeting = watched()
+    if meeting is not None and meeting.waiting:
+        return refusal(refusals.confirm_during_wait())
+    if meeting is not None:
+        meeting.waiting = True
+        if meeting.conversation is not None:
+            meeting.conversation.agent_called()
+    try:
+        with anyio.CancelScope(shield=True):
+            asked = await speaking.speak_line(desk, watched, leave, question, Kind.QUESTION)
+        if isinstance(asked, Turned):
+            return refusal(refusals.not_asked(asked.why))
+        through = asked.spoken.through
+        if meeting is None or not meeting.held or through is None:
+            return refusal(refusals.confirm_watch_stopped())
+        return await _listen(desk, meeting, leave, timeout_s, through)
+    finally:
         if meeting is not None:
-            meeting.waiting = True
-            if meeting.conversation is not None:
-                meeting.conversation.agent_called()
-        asked_through: list[int] = []
-
-        async def question_ended(held: HeldMeeting) -> None:
-            _, through = await anyio.to_thread.run_sync(held.reader.read, held.cursor)
-            asked_through.append(through)
-
-        try:
-            with anyio.CancelScope(shield=True):
-                asked = await speaking.speak_line(watcher, checked, question_ended)
-            if asked.is_error:
-                return refusal(refusals.not_asked(_text(asked)))
-            if meeting is None or watcher._meeting is not meeting or not asked_through:
-                return refusal(refusals.confirm_watch_stopped())
-            return await _listen(watcher, meeting, timeout_s, asked_through[0])
-        finally:
-            if meeting is not None:
-                meeting.waiting = False
+            meeting.waiting = False
 
 
 async def _listen(
-    watcher: Watcher, meeting: HeldMeeting, timeout_s: int, asked_through: int
+    desk: Desk, meeting: HeldMeeting, leave: Leave, timeout_s: int, asked_through: int
 ) -> types.CallToolResult:
     """Poll the transcript from the cursor until a line answers or `timeout_s` passes; lines
     numbered below `asked_through` were in the file when the question ended."""
-    deadline = watcher._clock() + timeout_s
+    deadline = desk.clock() + timeout_s
     cursor = meeting.cursor
     heard: list[str] = []
     while True:
-        look = await anyio.to_thread.run_sync(_look, watcher, meeting, cursor)
-        if watcher._meeting is not meeting:
+        look = await anyio.to_thread.run_sync(_look, desk, meeting, cursor)
+        if not meeting.held:
             return _after_leaving(meeting, heard)
         if look == "off":
-            await leaving.leave(watcher, LeaveReason.SWITCHED_OFF)
+            await leave(LeaveReason.SWITCHED_OFF)
             return _after_leaving(meeting, heard)
         if look == "ended":
-            await leaving.leave(watcher, LeaveReason.RECORDING_ENDED)
+            await leave(LeaveReason.RECORDING_ENDED)
             return _after_leaving(meeting, heard)
-        step = _weigh(watcher, meeting, look, asked_through)
+        step = _weigh(desk, meeting, look, asked_through)
         heard.extend(step.heard)
         cursor = step.next
-        now = watcher._clock()
+        now = desk.clock()
         if step.answer is not None or now >= deadline:
             meeting.cursor = cursor
             if meeting.conversation is not None:
                 meeting.conversation.turn_handed()  # the agent acts on it, often silently
             return result(results.confirmed(step.answer or NO_ANSWER, heard))
-        await waiting.nap(watcher, meeting, min(deadline, now + watcher._pacing.poll_s))
-        if watcher._meeting is not meeting:
+        await waiting.nap(desk, meeting, min(deadline, now + desk.pacing.poll_s))
+        if not meeting.held:
             return _after_leaving(meeting, heard)
 
 
-def _look(watcher: Watcher, meeting: HeldMeeting, cursor: int) -> _Look | Literal["off", "ended"]:
+def _look(desk: Desk, meeting: HeldMeeting, cursor: int) -> _Look | Literal["off", "ended"]:
     """One poll's reading (as 4.2 steps 1-3), in a worker thread: "off", "ended" or a _Look."""
-    settings = watcher.load_settings()
+    settings = desk.load_settings()
     if not settings.assistant.enabled:
         return "off"
-    if not watcher._store.is_the_live_session(meeting.id, watcher._wall()):
+    if not desk.store.is_the_live_session(meeting.id, desk.wall()):
         return "ended"
     try:
         lines, next_line = meeting.reader.read_numbered(cursor)
     except (SessionRefusal, OSError) as error:
         log.warning(f"could not read the transcript of {meeting.id} ({error}); trying again")
         lines, next_line = [], cursor
-    tally = watcher._tally(meeting) if lines else meeting_log.Tally()
+    tally = meeting.tally() if lines else meeting_log.Tally()
     return _Look(settings, lines, next_line, tally)
 
 
-def _weigh(watcher: Watcher, meeting: HeldMeeting, look: _Look, asked_through: int) -> Listened:
+def _weigh(desk: Desk, meeting: HeldMeeting, look: _Look, asked_through: int) -> Listened:
     """Ask the core which of the new lines are heard and whether one answers."""
-    now = watcher._clock()
+    now = desk.clock()
     utterances = [*meeting.utterances, *look.tally.utterances]
     own_notice = [meeting.notice_said] if meeting.notice_said is not None else []
     notices = [*own_notice, *look.tally.notices]
@@ -163,7 +164,3 @@ def _after_leaving(meeting: HeldMeeting, heard: list[str]) -> types.CallToolResu
     if meeting.left_reason is LeaveReason.RECORDING_ENDED:
         return result(results.confirm_recording_ended(heard))
     return refusal(refusals.confirm_watch_stopped())
-
-
-def _text(answer: types.CallToolResult) -> str:
-    return "".join(block.text for block in answer.content if isinstance(block, types.TextContent))

@@ -17,13 +17,12 @@ ceilings, the listener's health) in `tending`.
 from __future__ import annotations
 
 import threading
-import time
-from datetime import datetime
+from collections.abc import Callable
 from typing import Any
 
 import attrs
 import mcp_types as types
-from assist.core import meeting_log, results
+from assist.core import results
 from assist.core.batcher import Batch
 from assist.core.ceilings import LISTENER_STOPPED, Ceilings
 from assist.core.fillers import Fillers
@@ -43,6 +42,8 @@ class Conversation:
     ceilings: Ceilings
     fillers: Fillers | None
     barge_in: BargeIn
+    clock: Callable[[], float]
+    """Monotonic seconds, the desk's."""
     listener: ListenerProcess | None = None
     lock: threading.Lock = attrs.Factory(threading.Lock)
     user_speaking: bool = False
@@ -56,7 +57,7 @@ class Conversation:
 
     def on_event(self, event: dict[str, Any]) -> None:
         """A listener signal, on its reader thread."""
-        now = time.monotonic()
+        now = self.clock()
         kind = event.get("event")
         if kind == "loud":
             self.barge_in.loud(event)
@@ -75,21 +76,21 @@ class Conversation:
 
     def assistant_started(self) -> None:
         with self.lock:
-            self.ceilings.speech_started(time.monotonic(), "assistant")
+            self.ceilings.speech_started(self.clock(), "assistant")
 
     def assistant_stopped(self) -> None:
         with self.lock:
-            self.ceilings.speech_stopped(time.monotonic(), "assistant")
+            self.ceilings.speech_stopped(self.clock(), "assistant")
 
     def agent_called(self) -> None:
         if self.fillers is not None:
             with self.lock:
-                self.fillers.agent_called(time.monotonic())
+                self.fillers.agent_called(self.clock())
 
     def turn_handed(self) -> None:
         if self.fillers is not None:
             with self.lock:
-                self.fillers.turn_handed(time.monotonic())
+                self.fillers.turn_handed(self.clock())
 
 
 def ended_result(conversation: Conversation, batch: Batch) -> types.CallToolResult:
@@ -97,11 +98,3 @@ def ended_result(conversation: Conversation, batch: Batch) -> types.CallToolResu
     return result(
         results.conversation_ended(batch, conversation.why or LISTENER_STOPPED, conversation.detail)
     )
-
-
-def filler_event(pid: int, text: str, kind: str) -> dict[str, Any]:
-    """The log event of a line the server said itself: `filler`, or a `filler` marked goodbye."""
-    event = meeting_log.filler(datetime.now().astimezone(), pid, text)
-    if kind != "filler":
-        event["kind"] = kind
-    return event

@@ -5,61 +5,63 @@ ceiling reached (`assist.core.ceilings`) is told with a goodbye and ends the con
 listener that crashed or hung ends it with `why` "listener stopped"; a filler that is due
 (`assist.core.fillers`) is said. The next wait (or the one in flight) then returns `ended`.
 
-This module reaches into the watch for its meeting and helpers, as `confirm` does.
+It is handed the desk and what it needs of the watch: the meeting watched, whether the server
+still runs, and the way to end the conversation.
 """
 
 from __future__ import annotations
 
-import time
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable, Callable
 
 import anyio
 from assist.core import refusals
 from assist.core.ceilings import LISTENER_STOPPED
-from assist.core.consent import LeaveReason
 from assist.core.conversation import goodbye_text
 from assist.mcp.logs import log
-from assist.mcp.server import leaving, speaking
 from assist.mcp.server.conversation import Conversation
-
-if TYPE_CHECKING:
-    from assist.mcp.server.held_meeting import HeldMeeting as Meeting
-    from assist.mcp.server.watch import Watcher
+from assist.mcp.server.desk import Desk
+from assist.mcp.server.held_meeting import HeldMeeting, Watched
+from assist.mcp.server.saying import Kind, say
 
 TEND_S = 0.1
 """How often the conversation is looked after: fillers and ceilings land within 0.1 s."""
 GOODBYE_EMOTION = "warm"
 FILLER_EMOTION = "neutral"
 
+End = Callable[[HeldMeeting], Awaitable[None]]
+"""End a conversation that is over by itself (its `why` set): the watch tells the next wait."""
 
-async def tend(watcher: Watcher) -> None:
+
+async def tend(desk: Desk, watched: Watched, running: Callable[[], bool], end: End) -> None:
     """For the server's life: look after the conversation held, if any, every TEND_S."""
-    while not watcher._closed:
+    while running():
         await anyio.sleep(TEND_S)
-        meeting = watcher._watched()
+        meeting = watched()
         conversation = meeting.conversation if meeting is not None else None
         if meeting is None or conversation is None:
             continue
         try:
-            await _look_after(watcher, meeting, conversation)
+            await _look_after(desk, meeting, conversation, end)
         except Exception as error:  # a bug here must not end the server
             log.warning(f"looking after the conversation failed: {error!r}")
 
 
-async def _look_after(watcher: Watcher, meeting: Meeting, conversation: Conversation) -> None:
+async def _look_after(
+    desk: Desk, meeting: HeldMeeting, conversation: Conversation, end: End
+) -> None:
     listener = conversation.listener
     assert listener is not None
-    now = time.monotonic()
+    now = desk.clock()
     if not listener.running and not listener.stopping:
         detail = await anyio.to_thread.run_sync(listener.failure)
         log.warning(f"the conversation's listener stopped: {detail}")
-        await _end(watcher, meeting, conversation, LISTENER_STOPPED, refusals.listener_lost(detail))
+        await _end(meeting, conversation, LISTENER_STOPPED, refusals.listener_lost(detail), end)
         return
-    if await anyio.to_thread.run_sync(listener.hung, time.time()):
+    if await anyio.to_thread.run_sync(listener.hung, desk.wall()):
         await anyio.to_thread.run_sync(listener.kill)
         detail = refusals.listener_lost("it stopped capturing audio and was stopped")
         log.warning(f"the conversation's listener hung; {detail}")
-        await _end(watcher, meeting, conversation, LISTENER_STOPPED, detail)
+        await _end(meeting, conversation, LISTENER_STOPPED, detail, end)
         return
     with conversation.lock:
         over = conversation.ceilings.ended(now)
@@ -69,23 +71,31 @@ async def _look_after(watcher: Watcher, meeting: Meeting, conversation: Conversa
     if over is not None:
         goodbye = goodbye_text(over.why)
         if goodbye is not None:
-            await speaking.say_own(watcher, meeting, goodbye, GOODBYE_EMOTION, kind="goodbye")
-        await _end(watcher, meeting, conversation, over.why, None)
+            await _say_own(desk, meeting, goodbye, GOODBYE_EMOTION, Kind.GOODBYE)
+        await _end(meeting, conversation, over.why, None, end)
         return
     if filler is not None:
         try:
-            await speaking.say_own(watcher, meeting, filler.text, FILLER_EMOTION, kind="filler")
+            await _say_own(desk, meeting, filler.text, FILLER_EMOTION, Kind.FILLER)
         finally:
             assert conversation.fillers is not None
             with conversation.lock:
-                conversation.fillers.filler_said(time.monotonic())
+                conversation.fillers.filler_said(desk.clock())
+
+
+async def _say_own(desk: Desk, meeting: HeldMeeting, text: str, emotion: str, kind: Kind) -> None:
+    """A line of the server's own (a filler, the goodbye): said only when no other line
+    holds the floor (13)."""
+    if meeting.voice is None or not meeting.held:
+        return
+    async with desk.floor.try_take() as taken:
+        if taken:
+            await say(desk, meeting, text, emotion, kind)
 
 
 async def _end(
-    watcher: Watcher, meeting: Meeting, conversation: Conversation, why: str, detail: str | None
+    meeting: HeldMeeting, conversation: Conversation, why: str, detail: str | None, end: End
 ) -> None:
     conversation.why = why
     conversation.detail = detail
-    watcher._ended = conversation
-    if watcher._meeting is meeting:
-        await leaving.leave(watcher, LeaveReason.CONVERSATION_OVER)
+    await end(meeting)

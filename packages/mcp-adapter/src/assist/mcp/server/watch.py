@@ -7,10 +7,11 @@ This module only reads and writes (files, the lock, the heartbeat, the voice) an
 decisions together. Blocking work (a line being spoken, the lock wait, stopping the helper,
 reading files) runs in worker threads, so the server answers other requests meanwhile (4.4).
 
-The watch holds the state and the bookkeeping every call shares (the heartbeat, the gate's
-catch-up, the log); its steps live beside it: joining in `joining`, the wait loop in `waiting`, a
-line's path in `speaking`, the teardown in `leaving`, and the tools it gains in `confirm` and
-`conversation`.
+The watch holds the meeting and the concurrency gates; its steps live beside it, each handed
+the desk (`desk`: what every step may use) and what it needs of the watch, never the watch
+itself: joining in `joining`, the wait loop in `waiting`, a line the agent asks for in
+`speaking` (said through `saying`), the teardown in `leaving`, the question in `confirm` and
+the conversation's upkeep in `tending`. This is the one module that imports the steps.
 
 Concurrency, all on one event loop:
 - one wait at a time per watch; a second is refused;
@@ -27,7 +28,6 @@ Concurrency, all on one event loop:
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -37,30 +37,24 @@ from typing import Any
 import anyio
 import mcp_types as types
 from anyio.abc import TaskGroup
-from assist.core import consent, meeting_log, results
-from assist.core.batcher import DEFAULT_PACING, Pacing
-from assist.core.consent import LeaveReason, WatchState
-from assist.core.settings import Settings, VoiceSettings
+from assist.core import results
+from assist.core.batcher import DEFAULT_PACING, Pacing, wait_timeout
+from assist.core.consent import LeaveReason
+from assist.core.settings import Settings
+from assist.core.speech import Refusal, check_speech
 from assist.mcp.server import confirm, joining, leaving, speaking, tending, waiting
 from assist.mcp.server.conversation import Conversation
+from assist.mcp.server.desk import Desk, VoiceFactory
 from assist.mcp.server.held_meeting import HeldMeeting
-from assist.mcp.server.tools import result
-from assist.mcp.speech.supervisor import Voice
+from assist.mcp.server.joining import Seat
+from assist.mcp.server.tools import refusal, result
 from assist.mcp.store.config import ConfigFile
-from assist.mcp.store.heartbeat import BEAT_S, Heartbeat
-from assist.mcp.store.lock import SpeakingLock
-from assist.mcp.store.meeting_log_file import now
+from assist.mcp.store.heartbeat import BEAT_S
 from assist.mcp.store.sessions import SessionStore
-
-RECENT_LINES = 40
-"""Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""
-NOTICE_EMOTION = "warm"
-"""The consent notice is said warmly (3.4 step 5.7)."""
-VoiceFactory = Callable[[VoiceSettings], Voice]
 
 
 class Watcher:
-    """The server's watch and its four tools; at most one meeting is held at a time."""
+    """The server's watch and its tools; at most one meeting is held at a time."""
 
     def __init__(
         self,
@@ -76,25 +70,23 @@ class Watcher:
         beat_s: float = BEAT_S,
         environ: Mapping[str, str] | None = None,
     ) -> None:
-        self._environ = os.environ if environ is None else environ
+        self.desk = Desk.at(
+            folder,
+            config=config,
+            store=store,
+            voice_factory=voice_factory,
+            pid=pid,
+            environ=os.environ if environ is None else environ,
+            pacing=pacing,
+            beat_s=beat_s,
+            clock=clock,
+            wall=wall,
+        )
+        self._meeting: HeldMeeting | None = None
         self._ended: Conversation | None = None
         """A conversation that ended by itself, until a wait has told the agent so."""
-        self._config = config
-        self._config_lock = threading.Lock()
-        self._store = store
-        self._voice_factory = voice_factory
-        self._pid = pid
-        self._pacing = pacing
-        self._clock = clock
-        self._wall = wall
-        self._beat_s = beat_s
-        self._heartbeat = Heartbeat(folder, pid)
-        self._floor = SpeakingLock(folder, pid=pid)
-        self._meeting: HeldMeeting | None = None
-        self._lifecycle = consent.Watch()
         self._joining = anyio.Lock()
         self._leaving = anyio.Lock()
-        self._speaking = anyio.Lock()
         self._busy = 0
         self._quiet = anyio.Event()
         self._quiet.set()
@@ -109,52 +101,55 @@ class Watcher:
         """Where `stop_watching` may finish closing a voice after it has answered (4.4)."""
         self._background = tasks
 
-    # The four tools.
+    @property
+    def held(self) -> HeldMeeting | None:
+        """The meeting held now, if any."""
+        return self._meeting
+
+    # The tools.
 
     async def watch_meeting(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """3.4: join the meeting being recorded, say the notice, hand back the latest lines."""
-        async with self._joining:
-            await self._quiet.wait()
-            async with self._leaving:
-                pass  # a teardown still under way finishes before anything is joined
-            await self._voice_closed.wait()  # and the voice a stop_watching left closing
-            with anyio.CancelScope(shield=True):
-                self._calls += 1
-                try:
-                    answer = await joining.watch_meeting(self, arguments)
-                finally:
-                    self._call_ended()
-        return answer
-
-    async def wait_for_transcript(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """3.5: wait for new speech and hand it over as a batch (4.2, in `waiting`)."""
-        return await waiting.wait_for_transcript(self, arguments)
-
-    async def speak(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """3.6: say one line in the room, if the gate and the floor allow it (in `speaking`)."""
-        return await speaking.speak(self, arguments)
-
-    async def confirm(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`)."""
-        return await confirm.confirm(self, arguments)
+        async with self._joining_alone():
+            return await joining.watch_meeting(self.desk, self._seat(), arguments)
 
     async def start_conversation(self, _arguments: dict[str, Any]) -> types.CallToolResult:
         """13: start our listener and the voice, greet the user, hold the conversation."""
-        async with self._joining:
-            await self._quiet.wait()
-            async with self._leaving:
-                pass
+        async with self._joining_alone(after_closing=False):
+            return await joining.start_conversation(self.desk, self._seat())
+
+    async def wait_for_transcript(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """3.5: wait for new speech and hand it over as a batch (4.2, in `waiting`)."""
+        timeout_s = wait_timeout(arguments.get("timeout_s"))
+        async with self._watching_call():
+            meeting = self._watched()
+            if meeting is None:
+                ended, self._ended = self._ended, None
+                return waiting.not_watched(ended)
+            answer = await waiting.wait_for_transcript(self.desk, meeting, self.leave, timeout_s)
+            told = meeting.left_reason is LeaveReason.CONVERSATION_OVER
+            if told and self._ended is meeting.conversation:
+                self._ended = None  # this wait told the agent
+            return answer
+
+    async def speak(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """3.6: say one line in the room, if the gate and the floor allow it (in `speaking`)."""
+        checked = check_speech(arguments.get("text"), arguments.get("emotion"))
+        if isinstance(checked, Refusal):
+            return refusal(checked.text)
+        async with self._watching_call():
             with anyio.CancelScope(shield=True):
-                self._calls += 1
-                try:
-                    answer = await joining.start_conversation(self)
-                finally:
-                    self._call_ended()
+                answer = await speaking.speak(self.desk, self._watched, self.leave, checked)
         return answer
 
-    async def tend(self) -> None:
-        """For the server's life: fillers, ceilings and the listener of a conversation."""
-        await tending.tend(self)
+    async def confirm(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`)."""
+        asked = confirm.read_arguments(arguments)
+        if isinstance(asked, types.CallToolResult):
+            return asked
+        question, timeout_s = asked
+        async with self._watching_call():
+            return await confirm.confirm(self.desk, self._watched, self.leave, question, timeout_s)
 
     async def stop_watching(self, _arguments: dict[str, Any]) -> types.CallToolResult:
         """3.7: end the watch at once; always a success."""
@@ -162,26 +157,88 @@ class Watcher:
         if meeting is None:
             return result(results.stopped(None, None))
         # Shielded, so a cancel cannot cut it short; the voice is closed after the answer.
-        await leaving.leave(self, LeaveReason.AGENT_STOPPED, voice_later=True)
+        await self.leave(LeaveReason.AGENT_STOPPED, voice_later=True)
         return result(results.stopped(meeting.id, meeting.gate))
+
+    async def tend(self) -> None:
+        """For the server's life: fillers, ceilings and the listener of a conversation."""
+        await tending.tend(self.desk, self._watched, lambda: not self._closed, self._over)
 
     async def shutdown(self) -> None:
         """EOF or a signal: no new watch, and the held one is left (reason: shutting down)."""
         self._closed = True
-        await leaving.leave(self, LeaveReason.SHUTDOWN)
+        await self.leave(LeaveReason.SHUTDOWN)
 
     def load_settings(self) -> Settings:
         """The settings as the file says now (a stat when it has not changed); thread-safe."""
-        with self._config_lock:
-            return self._config.load()
+        return self.desk.load_settings()
 
-    # The bookkeeping every call shares.
+    async def leave(self, reason: LeaveReason, *, voice_later: bool = False) -> None:
+        """The shared teardown (3.8, in `leaving`). Does nothing when no meeting is held.
+        With `voice_later` (stop_watching, which runs at once, 4.4) the voice is closed
+        after the caller has answered: a helper that hangs mid-line would otherwise hold the
+        answer for as long as it is given to come back."""
+        with anyio.CancelScope(shield=True):
+            meeting = self._meeting
+            if meeting is None:
+                return
+            self._meeting = None
+            meeting.leaving(reason)
+            async with self._leaving:
+                if not await leaving.tear_down(self.desk, meeting):
+                    return
+                if voice_later and self._background is not None:
+                    self._voice_closed = anyio.Event()
+                    self._background.start_soon(leaving.close_voice, meeting, self._voice_closed)
+                    return
+                await leaving.close_voice(meeting)
+
+    # The gates every call goes through.
 
     def _watched(self) -> HeldMeeting | None:
         """The meeting being watched (its notice said), else None."""
-        if self._lifecycle.state is not WatchState.WATCHING:
-            return None
-        return self._meeting
+        meeting = self._meeting
+        return meeting if meeting is not None and meeting.watched else None
+
+    def _seat(self) -> Seat:
+        return Seat(
+            held=self._meeting,
+            closed=self._closed,
+            leave=self.leave,
+            hold=self._hold,
+            activity=lambda: (self._calls > 0, self._last_call_end),
+            forget_ended=self._forget_ended,
+        )
+
+    def _hold(self, meeting: HeldMeeting) -> None:
+        self._meeting = meeting
+
+    def _forget_ended(self) -> None:
+        self._ended = None
+
+    async def _over(self, meeting: HeldMeeting) -> None:
+        """A conversation over by itself: the next wait says so, and it is left if held."""
+        self._ended = meeting.conversation
+        if self._meeting is meeting:
+            await self.leave(LeaveReason.CONVERSATION_OVER)
+
+    @asynccontextmanager
+    async def _joining_alone(self, *, after_closing: bool = True) -> AsyncIterator[None]:
+        """`watch_meeting` or `start_conversation`: runs alone, after in-flight waits and lines
+        (4.4), after a teardown under way and after the voice a `stop_watching` left closing;
+        shielded, so the log, the lock and the heartbeat are never left half done."""
+        async with self._joining:
+            await self._quiet.wait()
+            async with self._leaving:
+                pass  # a teardown still under way finishes before anything is joined
+            if after_closing:
+                await self._voice_closed.wait()  # and the voice a stop_watching left closing
+            with anyio.CancelScope(shield=True):
+                self._calls += 1
+                try:
+                    yield
+                finally:
+                    self._call_ended()
 
     @asynccontextmanager
     async def _watching_call(self) -> AsyncIterator[None]:
@@ -201,29 +258,4 @@ class Watcher:
 
     def _call_ended(self) -> None:
         self._calls -= 1
-        self._last_call_end = self._clock()
-
-    async def _record_call(self, meeting: HeldMeeting) -> None:
-        """An agent call: the heartbeat is written at once (7)."""
-        await self._set_state(meeting, meeting.state)
-
-    async def _set_state(self, meeting: HeldMeeting, state: str) -> None:
-        """Heartbeat `listening` or `speaking`, written only while the meeting is still held."""
-        meeting.state = state
-        if self._meeting is meeting:
-            await anyio.to_thread.run_sync(self._heartbeat.write, meeting.id, state)
-
-    async def _catch_up(self, meeting: HeldMeeting, settings: Settings) -> None:
-        """Re-read rules from the settings and catch the gate up from the log (5.3)."""
-        rules = settings.assistant
-        if meeting.conversation is None:  # a conversation has no cooldown and no cap (13)
-            meeting.gate = meeting.gate.with_rules(rules.cooldown_s, rules.max_per_meeting)
-        tally = await anyio.to_thread.run_sync(self._tally, meeting)
-        meeting.gate.catch_up(tally.count, tally.last_mono)
-
-    def _tally(self, meeting: HeldMeeting) -> meeting_log.Tally:
-        text = meeting.log.text()
-        return meeting_log.tally(text, now(), self._clock(), own_pid=self._pid)
-
-    async def _append(self, meeting: HeldMeeting, event: dict[str, Any]) -> None:
-        await anyio.to_thread.run_sync(meeting.log.append, event)
+        self._last_call_end = self.desk.clock()
