@@ -38,11 +38,10 @@ from assist.core.lines import RawLine
 from assist.core.settings import Settings
 from assist.core.speech import Refusal, SpeechOk, check_question
 from assist.mcp.logs import log
-from assist.mcp.server import speaking, waiting
+from assist.mcp.server import waiting
 from assist.mcp.server.desk import Desk
 from assist.mcp.server.held_meeting import HeldMeeting, Leave, Watched
-from assist.mcp.server.saying import Kind
-from assist.mcp.server.speaking import Turned
+from assist.mcp.server.saying import Kind, Turned, speak_line
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.store.session_files import SessionRefusal
 
@@ -80,7 +79,7 @@ async def confirm(
             meeting.conversation.agent_called()
     try:
         with anyio.CancelScope(shield=True):
-            asked = await speaking.speak_line(desk, watched, leave, question, Kind.QUESTION)
+            asked = await speak_line(desk, watched, leave, question, Kind.QUESTION)
         if isinstance(asked, Turned):
             return refusal(refusals.not_asked(asked.why))
         through = asked.spoken.through

@@ -1,5 +1,6 @@
-"""Saying a line (behaviour 3.4 step 5.7, 3.6 steps 9-11, 13, 14): the one path every line of
-the watch takes once it holds the floor.
+"""Saying a line (behaviour 3.4 step 5.7, 3.6, 13, 14): the one path every line of the watch
+takes once it holds the floor (`say`), and the way to it for a line the agent asks for
+(`speak_line`: the gate, the floor, the gate again; its outcome `Turned` or `Delivered`).
 
 What differs between lines is their kind, and `WAYS` says what each kind means, so the rules
 read as a table: whether the gate counts it and the log shows it as an utterance (`speaking`,
@@ -18,14 +19,17 @@ from typing import Any
 
 import anyio
 import attrs
-from assist.core import meeting_log
+from assist.core import meeting_log, refusals
+from assist.core.consent import LeaveReason
 from assist.core.echo import Said
+from assist.core.files import LOCK_WAIT_S
 from assist.core.speech import SpeechOk
 from assist.mcp.logs import log
 from assist.mcp.server.desk import Desk
-from assist.mcp.server.held_meeting import Activity, HeldMeeting
+from assist.mcp.server.held_meeting import Activity, HeldMeeting, Leave, Watched
 from assist.mcp.server.playing import play
 from assist.mcp.speech.supervisor import SayResult, Voice, VoiceFailure
+from assist.mcp.store.lock import LockBusy
 
 
 class Kind(enum.Enum):
@@ -212,3 +216,57 @@ def _own_event(desk: Desk, text: str, kind: Kind) -> dict[str, Any]:
     if kind is not Kind.FILLER:
         event["kind"] = kind.value
     return event
+
+
+@attrs.frozen
+class Turned:
+    """The line was not said; `why` is what the agent reads."""
+
+    why: str
+
+
+@attrs.frozen
+class Delivered:
+    """The line was said in `meeting`."""
+
+    meeting: HeldMeeting
+    spoken: Spoken
+
+
+async def speak_line(
+    desk: Desk, watched: Watched, leave: Leave, line: SpeechOk, kind: Kind
+) -> Turned | Delivered:
+    """A checked line: the gate, then the floor (waited for up to `LOCK_WAIT_S`), the gate
+    again, then `say`."""
+    settings = await anyio.to_thread.run_sync(desk.load_settings)
+    if not settings.assistant.enabled:
+        await leave(LeaveReason.SWITCHED_OFF)
+        return Turned(refusals.off_refusal(desk.config.ambient))
+    meeting = watched()
+    if meeting is None:
+        return Turned(refusals.not_watching())
+    if meeting.conversation is not None:
+        meeting.conversation.agent_called()
+    await meeting.record_call()
+    await meeting.catch_up(settings)
+    hold = meeting.gate.may_speak(desk.clock())
+    if hold is not None:
+        return Turned(refusals.held(hold.text))
+    async with desk.floor.take(LOCK_WAIT_S) as refused:
+        if isinstance(refused, LockBusy):
+            return Turned(refusals.lock_busy(refused.who, refused.pid))
+        if refused is not None:
+            return Turned(refusals.floor_unavailable(str(refused)))
+        await meeting.catch_up(settings)
+        hold = meeting.gate.may_speak(desk.clock())
+        if hold is not None:
+            return Turned(refusals.held(hold.text))
+        if watched() is not meeting:  # stopped while this call queued
+            return Turned(refusals.not_watching())
+        said = await say(desk, meeting, line.text, line.emotion, kind)
+        if said.switched_off:
+            await leave(LeaveReason.SWITCHED_OFF)
+            return Turned(refusals.off_refusal(desk.config.ambient))
+        if isinstance(said, Broken):
+            return Turned(refusals.voice_failed(said.chain))
+        return Delivered(meeting, said)
