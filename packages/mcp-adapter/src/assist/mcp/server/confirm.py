@@ -2,14 +2,15 @@
 
 The question is said exactly as `speak` says a line: the same checks, the same gate in a
 meeting (it counts as an utterance and is logged like one), the same floor and voice. Then the
-watch's transcript is read every poll from its cursor, and `assist.core.confirmation` decides
-which lines are taken and which answers: the echo of the question never does, nor a line that
-was already there when the question ended. The lines taken come back in `heard` and the cursor
-moves past them, so the next wait starts after them.
+watch's transcript is read every poll from its cursor (`polling`, as a wait reads it), and
+`assist.core.confirmation` decides which lines are taken and which answers: the echo of the
+question never does, nor a line that was already there when the question ended. The lines
+taken come back in `heard` and the cursor moves past them, so the next wait starts after them.
 
 Results, in the shapes of `wait_for_transcript`'s (3.5), since a confirm is a wait too:
 - `{"answer": "yes" | "no" | "no answer", "heard": [...]}` while the watch goes on;
-- the assistant switched off, or the recording ended, while it listened: the watch is left as a
+- the assistant switched off, or the session over (in a conversation, the conversation's own
+  end; never another session going live, 13), while it listened: the watch is left as a
   wait would leave it, and the result is `{"answer": "no answer", "heard": [...], "status":
   "off" | "ended", "next": <the wait's hint>}`: nobody confirmed anything, so the agent must
   not act, and it learns the watch is over as it would from a wait;
@@ -25,36 +26,20 @@ handed the desk, the meeting watched and the way to leave it.
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 import anyio
-import attrs
 import mcp_types as types
-from assist.core import meeting_log, refusals, results
+from assist.core import refusals, results
 from assist.core.confirmation import NO_ANSWER, Listened, confirm_timeout, listen
-from assist.core.consent import LeaveReason
 from assist.core.echo import is_own_voice
-from assist.core.lines import RawLine
-from assist.core.settings import Settings
 from assist.core.speech import Refusal, SpeechOk, check_question
-from assist.mcp.logs import log
-from assist.mcp.server import waiting
+from assist.mcp.server import polling
 from assist.mcp.server.desk import Desk
 from assist.mcp.server.held_meeting import HeldMeeting, Leave, Watched
+from assist.mcp.server.polling import Ending, Read
 from assist.mcp.server.saying import Kind, Turned, speak_line
 from assist.mcp.server.tools import refusal, result
-from assist.mcp.store.session_files import SessionRefusal
-
-
-@attrs.frozen
-class _Look:
-    """One poll's reading while listening: settings, lines with their numbers, the cursor
-    after them, and the log's tally for the echo test."""
-
-    settings: Settings
-    lines: list[tuple[int, RawLine]]
-    next: int
-    tally: meeting_log.Tally
 
 
 def read_arguments(arguments: dict[str, Any]) -> types.CallToolResult | tuple[SpeechOk, int]:
@@ -100,14 +85,8 @@ async def _listen(
     cursor = meeting.cursor
     heard: list[str] = []
     while True:
-        look = await anyio.to_thread.run_sync(_look, desk, meeting, cursor)
-        if not meeting.held:
-            return _after_leaving(meeting, heard)
-        if look == "off":
-            await leave(LeaveReason.SWITCHED_OFF)
-            return _after_leaving(meeting, heard)
-        if look == "ended":
-            await leave(LeaveReason.RECORDING_ENDED)
+        look = await polling.poll(desk, meeting, cursor, leave)
+        if look is None:
             return _after_leaving(meeting, heard)
         step = _weigh(desk, meeting, look, asked_through)
         heard.extend(step.heard)
@@ -118,28 +97,11 @@ async def _listen(
             if meeting.conversation is not None:
                 meeting.conversation.turn_handed()  # the agent acts on it, often silently
             return result(results.confirmed(step.answer or NO_ANSWER, heard))
-        await waiting.nap(desk, meeting, min(deadline, now + desk.pacing.poll_s))
-        if not meeting.held:
+        if not await polling.nap(desk, meeting, min(deadline, now + desk.pacing.poll_s)):
             return _after_leaving(meeting, heard)
 
 
-def _look(desk: Desk, meeting: HeldMeeting, cursor: int) -> _Look | Literal["off", "ended"]:
-    """One poll's reading (as 4.2 steps 1-3), in a worker thread: "off", "ended" or a _Look."""
-    settings = desk.load_settings()
-    if not settings.assistant.enabled:
-        return "off"
-    if not desk.store.is_the_live_session(meeting.id, desk.wall()):
-        return "ended"
-    try:
-        lines, next_line = meeting.reader.read_numbered(cursor)
-    except (SessionRefusal, OSError) as error:
-        log.warning(f"could not read the transcript of {meeting.id} ({error}); trying again")
-        lines, next_line = [], cursor
-    tally = meeting.tally() if lines else meeting_log.Tally()
-    return _Look(settings, lines, next_line, tally)
-
-
-def _weigh(desk: Desk, meeting: HeldMeeting, look: _Look, asked_through: int) -> Listened:
+def _weigh(desk: Desk, meeting: HeldMeeting, look: Read, asked_through: int) -> Listened:
     """Ask the core which of the new lines are heard and whether one answers."""
     now = desk.clock()
     utterances = [*meeting.utterances, *look.tally.utterances]
@@ -158,8 +120,9 @@ def _weigh(desk: Desk, meeting: HeldMeeting, look: _Look, asked_through: int) ->
 
 def _after_leaving(meeting: HeldMeeting, heard: list[str]) -> types.CallToolResult:
     """The watch ended while listening: off or ended with no answer, else a refusal."""
-    if meeting.left_reason is LeaveReason.SWITCHED_OFF:
+    ending = polling.ending(meeting)
+    if ending is Ending.SWITCHED_OFF:
         return result(results.confirm_switched_off(heard))
-    if meeting.left_reason is LeaveReason.RECORDING_ENDED:
+    if ending is Ending.RECORDING_ENDED:
         return result(results.confirm_recording_ended(heard))
     return refusal(refusals.confirm_watch_stopped())
