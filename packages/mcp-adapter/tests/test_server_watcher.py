@@ -114,7 +114,12 @@ class Clock:
 class Rig:
     """A config folder, a live meeting and a `Watcher` on them, with fake voices."""
 
-    def __init__(self, root: Path, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        root: Path,
+        clock: Callable[[], float] = time.monotonic,
+        environ: dict[str, str] | None = None,
+    ) -> None:
         self.place = Place(root)
         self.configure()
         self.meeting = LiveMeeting(self.place, SESSION)
@@ -131,6 +136,7 @@ class Rig:
             pacing=PACING,
             clock=clock,
             beat_s=3600.0,  # the test beats by hand
+            environ={**os.environ, **(environ or {})},
         )
 
     def _voice(self, settings: VoiceSettings) -> FakeVoice:
@@ -283,6 +289,48 @@ async def test_a_voice_that_cannot_be_built_is_a_failed_notice(rig: Rig) -> None
     text = refused(await rig.watcher.watch_meeting({}))
     assert "could not be set up: no helper program" in text
     assert rig.event_names() == ["joined", "error", "left"]
+
+
+async def test_start_conversation_like_watch_meeting_waits_for_the_voice_a_stop_left_closing(
+    tmp_path: Path,
+) -> None:
+    listener = Path(__file__).parent / "listener_fakes" / "fake_listener.py"
+    environ = {
+        "ASSIST_LISTEN_COMMAND": f"{sys.executable} {listener}",
+        "FAKE_LISTENER": "crash",
+        "FAKE_LISTENER_AFTER": "120",  # captures for the whole test
+    }
+    rig = Rig(tmp_path, environ=environ)
+    try:
+        async with anyio.create_task_group() as teardowns:
+            rig.watcher.run_teardowns_in(teardowns)
+            value(await rig.watcher.watch_meeting({}))
+            old = rig.voice
+            may_close = threading.Event()
+            voices_when_closed: list[int] = []
+
+            def close(quit_within: float = 3.0) -> None:
+                may_close.wait(10)
+                voices_when_closed.append(len(rig.voices))
+                old.closed = True
+
+            old.close = close  # type: ignore[method-assign]
+            value(await rig.watcher.stop_watching({}))  # answers; the voice closes after
+            started: list[dict[str, Any]] = []
+
+            async def start() -> None:
+                started.append(value(await rig.watcher.start_conversation({})))
+
+            async with anyio.create_task_group() as calls:
+                calls.start_soon(start)
+                with anyio.move_on_after(3):  # a new voice built now would be a failure
+                    while len(rig.voices) == 1:
+                        await anyio.sleep(0.01)
+                may_close.set()
+            assert voices_when_closed == [1]  # no new voice until the old one was closed
+            assert started and started[0]["greeting_spoken"]
+    finally:
+        await rig.close()
 
 
 # speak (3.6 steps 6-11)

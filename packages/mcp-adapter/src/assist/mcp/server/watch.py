@@ -16,8 +16,9 @@ the conversation's upkeep in `tending`. This is the one module that imports the 
 Concurrency, all on one event loop:
 - one wait at a time per watch; a second is refused;
 - `speak` may run while a wait is in flight; two `speak` calls queue for the floor;
-- `watch_meeting` runs alone: it waits for in-flight waits and speaks to finish, and calls
-  arriving meanwhile wait for it;
+- `watch_meeting` and `start_conversation` run alone: each waits for in-flight waits and
+  speaks to finish and for the voice a `stop_watching` left closing, and calls arriving
+  meanwhile wait for it;
 - `stop_watching` runs at once: it ends an in-flight wait (which gives the not-watching refusal)
   and cuts off a playing line;
 - a wait cancelled by the client puts the cursor back where it began; `speak`, `watch_meeting`
@@ -115,7 +116,7 @@ class Watcher:
 
     async def start_conversation(self, _arguments: dict[str, Any]) -> types.CallToolResult:
         """13: start our listener and the voice, greet the user, hold the conversation."""
-        async with self._joining_alone(after_closing=False):
+        async with self._joining_alone():
             return await joining.start_conversation(self.desk, self._seat())
 
     async def wait_for_transcript(self, arguments: dict[str, Any]) -> types.CallToolResult:
@@ -223,7 +224,7 @@ class Watcher:
             await self.leave(LeaveReason.CONVERSATION_OVER)
 
     @asynccontextmanager
-    async def _joining_alone(self, *, after_closing: bool = True) -> AsyncIterator[None]:
+    async def _joining_alone(self) -> AsyncIterator[None]:
         """`watch_meeting` or `start_conversation`: runs alone, after in-flight waits and lines
         (4.4), after a teardown under way and after the voice a `stop_watching` left closing;
         shielded, so the log, the lock and the heartbeat are never left half done."""
@@ -231,8 +232,7 @@ class Watcher:
             await self._quiet.wait()
             async with self._leaving:
                 pass  # a teardown still under way finishes before anything is joined
-            if after_closing:
-                await self._voice_closed.wait()  # and the voice a stop_watching left closing
+            await self._voice_closed.wait()  # and the voice a stop_watching left closing
             with anyio.CancelScope(shield=True):
                 self._calls += 1
                 try:
