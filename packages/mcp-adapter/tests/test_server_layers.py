@@ -32,6 +32,9 @@ LAYERS: list[set[str]] = [
 STEPS = {"speaking", "waiting", "confirm", "tending", "joining", "leaving"}
 """What the watch does, one module each; only `watch` imports them."""
 
+PARTS = {"saying", "polling", "held_meeting", "conversation", "barge_in", "floor", "playing"}
+"""What the steps are made of; they too are handed their clocks."""
+
 CLOCKS = {("time", "monotonic"), ("time", "time"), ("time", "sleep"), ("os", "getpid")}
 CLOCKED = {"now", "today", "utcnow"}
 """What a step would read the time or the pid with, were it not handed the desk."""
@@ -98,7 +101,7 @@ def test_only_the_watch_imports_the_steps() -> None:
     assert importers == {}
 
 
-@pytest.mark.parametrize("name", sorted(STEPS | {"saying", "polling", "held_meeting"}))
+@pytest.mark.parametrize("name", sorted(STEPS | PARTS))
 def test_a_step_reads_the_time_and_the_pid_only_through_the_desk(name: str) -> None:
     tree = ast.parse((SERVER / f"{name}.py").read_text(encoding="utf-8"))
     found = []

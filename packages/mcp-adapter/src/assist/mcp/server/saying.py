@@ -138,52 +138,65 @@ async def say(
         if kind is Kind.QUESTION:  # where the answer may begin
             _, through = await anyio.to_thread.run_sync(meeting.reader.read, meeting.cursor)
         took_ms = round((desk.clock() - handed_at) * 1000)
-        ended = desk.clock()
-        if way.utterance:
-            meeting.gate.ended(ended)
-        if said is not None:
-            meeting.utterances = [
-                Said(item.text, ended) if item is said else item for item in meeting.utterances
-            ]
-        elif not isinstance(outcome, VoiceFailure):
-            if kind is Kind.GREETING:  # a greeting is tested as an utterance, not as a notice
-                meeting.utterances.append(Said(text, ended))
-            else:
-                meeting.notice_said = Said(text, ended)
+        _ended(desk, meeting, kind, text, said, failed=isinstance(outcome, VoiceFailure))
     finally:
         meeting.line_done.set()
     if isinstance(outcome, VoiceFailure):
-        broken = Broken(tuple(outcome.chain), switched_off)
-        if way.utterance:
-            message = broken.reason
-            event = meeting_log.voice_error(desk.stamp(), desk.pid, utterance, text, message)
-            await meeting.append(event)
-        elif way.own:
-            log.warning(f"the {kind.value} could not be said: {broken.reason}")
-        if not (switched_off or way.opening):
-            await meeting.set_state(Activity.LISTENING)
-        return broken
+        said_as: Spoken | Broken = Broken(tuple(outcome.chain), switched_off)
+    else:
+        cut_by_user = interrupted and outcome.cut_off
+        said_as = Spoken(outcome.audio_s, outcome.cut_off, cut_by_user, switched_off, through)
     if way.utterance:
-        event = meeting_log.spoke(
-            desk.stamp(),
-            desk.pid,
-            utterance,
-            text,
-            emotion,
-            first_audio_ms=outcome.first_audio_ms,
-            audio_s=outcome.audio_s,
-            took_ms=took_ms,
-            cut_off=outcome.cut_off,
-        )
-        await meeting.append(event)
+        await meeting.append(_closing_event(desk, utterance, text, emotion, outcome, took_ms))
+    elif way.own and isinstance(said_as, Broken):
+        log.warning(f"the {kind.value} could not be said: {said_as.reason}")
     if not (switched_off or way.opening):
         await meeting.set_state(Activity.LISTENING)
-    return Spoken(
-        outcome.audio_s,
-        outcome.cut_off,
-        interrupted and outcome.cut_off,
-        switched_off,
-        through,
+    return said_as
+
+
+def _ended(
+    desk: Desk, meeting: HeldMeeting, kind: Kind, text: str, said: Said | None, *, failed: bool
+) -> None:
+    """The line is over: the gate's cooldown runs from now, and the echo test knows when it
+    ended."""
+    ended = desk.clock()
+    if WAYS[kind].utterance:
+        meeting.gate.ended(ended)
+    if said is not None:
+        meeting.utterances = [
+            Said(item.text, ended) if item is said else item for item in meeting.utterances
+        ]
+    elif failed:
+        return  # an opening line never heard cannot come back as an echo
+    elif kind is Kind.GREETING:  # a greeting is tested as an utterance, not as a notice
+        meeting.utterances.append(Said(text, ended))
+    else:
+        meeting.notice_said = Said(text, ended)
+
+
+def _closing_event(
+    desk: Desk,
+    utterance: str,
+    text: str,
+    emotion: str,
+    outcome: SayResult | VoiceFailure,
+    took_ms: int,
+) -> dict[str, Any]:
+    """The event that closes an utterance's `speaking`: `spoke`, or `error` at stage `voice`."""
+    if isinstance(outcome, VoiceFailure):
+        message = ": ".join(outcome.chain)
+        return meeting_log.voice_error(desk.stamp(), desk.pid, utterance, text, message)
+    return meeting_log.spoke(
+        desk.stamp(),
+        desk.pid,
+        utterance,
+        text,
+        emotion,
+        first_audio_ms=outcome.first_audio_ms,
+        audio_s=outcome.audio_s,
+        took_ms=took_ms,
+        cut_off=outcome.cut_off,
     )
 
 
