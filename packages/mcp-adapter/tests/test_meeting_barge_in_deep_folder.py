@@ -15,6 +15,8 @@ import os
 import socket
 import subprocess
 import sys
+import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +47,10 @@ LINE = (
 @pytest.fixture(scope="module")
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def stamp() -> datetime:
+    return datetime.now().astimezone()
 
 
 def deep(root: Path) -> Path:
@@ -124,7 +130,7 @@ def test_the_socket_is_short_and_private_and_the_session_folder_links_to_it(
     tmp_path: Path,
 ) -> None:
     folder = deep(tmp_path)
-    signals = SignalSocket.open(folder, BargeIn(True))
+    signals = SignalSocket.open(folder, BargeIn(True, stamp, os.getpid(), time.monotonic))
     assert signals is not None
     try:
         address = Path(os.readlink(folder / SIGNALS_SOCKET))
@@ -132,7 +138,9 @@ def test_the_socket_is_short_and_private_and_the_session_folder_links_to_it(
         assert len(os.fsencode(address)) <= SOCKET_PATH_MAX
         assert address.parent.stat().st_mode & 0o777 == 0o700
         assert socket_address(folder / ".." / folder.name) == address
-        assert SignalSocket.open(folder, BargeIn(True)) is None  # a second watcher goes without
+        assert (
+            SignalSocket.open(folder, BargeIn(True, stamp, os.getpid(), time.monotonic)) is None
+        )  # a second watcher goes without
     finally:
         signals.close()
     assert not (folder / SIGNALS_SOCKET).is_symlink() and not address.exists()
@@ -145,7 +153,7 @@ def test_a_socket_left_by_a_dead_server_is_cleared_and_bound_afresh(tmp_path: Pa
     dead.bind(str(address))
     dead.close()  # the file stays, nobody reads it
     (folder / SIGNALS_SOCKET).symlink_to(address)
-    signals = SignalSocket.open(folder, BargeIn(True))
+    signals = SignalSocket.open(folder, BargeIn(True, stamp, os.getpid(), time.monotonic))
     assert signals is not None
     signals.close()
 
@@ -157,7 +165,9 @@ def test_a_sockets_folder_others_may_enter_is_refused_and_said_once_on_stderr(
     shared.mkdir(mode=0o755)
     shared.chmod(0o755)
     monkeypatch.setattr(barge_in, "SOCKETS_ROOT", tmp_path)
-    assert SignalSocket.open(deep(tmp_path), BargeIn(True)) is None
+    assert (
+        SignalSocket.open(deep(tmp_path), BargeIn(True, stamp, os.getpid(), time.monotonic)) is None
+    )
     [said] = capsys.readouterr().err.splitlines()
     assert "no barge-in" in said and str(shared) in said and "remove it" in said
 

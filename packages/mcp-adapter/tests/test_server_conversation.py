@@ -23,7 +23,7 @@ from mcp.client.session import ClientSession
 
 sys.path.insert(0, str(Path(__file__).parent))
 from conversation_room import Phrases, Room
-from mcp_harness import ASSIST, Place, connect, eventually, refusal_of, value_of
+from mcp_harness import ASSIST, LiveMeeting, Place, connect, eventually, refusal_of, value_of
 
 pytestmark = pytest.mark.anyio
 
@@ -457,6 +457,40 @@ async def test_confirm_in_a_conversation_hears_the_spoken_answer_through_the_lis
         assert asking.reply["answer"] == answer, asking.reply
         [heard] = asking.reply["heard"]
         assert answer in heard.lower()
+
+
+async def test_a_newer_recording_starting_while_a_conversation_confirms_does_not_end_the_confirm(
+    place: Place,
+) -> None:
+    """In a conversation its own end decides, for a confirm as for a wait (13): another
+    session going live is somebody else's recording, not the end of this talk."""
+    question = "Shall I file a task to check version one point eight?"
+    env = voice_env(
+        place,
+        0.3,
+        ASSIST_LISTEN_COMMAND=f"{sys.executable} {FAKE_LISTENER}",
+        FAKE_LISTENER="crash",
+        FAKE_LISTENER_AFTER="120",  # captures (grows its WAV) for the whole test
+    )
+    async with connect(place, env=env) as server:
+        started = value_of(await server.call_tool("start_conversation", {}))
+        folder = place.sessions / started["conversation"]
+        asking = Confirming()
+        async with anyio.create_task_group() as group:
+            group.start_soon(asking.run, server, question)
+            await eventually(
+                lambda: any(
+                    e["event"] == "spoke" and e["text"] == question for e in events(folder)
+                ),
+                timeout=10,
+            )
+            with LiveMeeting(place, "9999-12-31T2359-newer"):
+                line = {"track": "room", "start_ms": 0, "end_ms": 900, "text": "Yes, go ahead."}
+                with open(folder / "raw.jsonl", "a", encoding="utf-8") as raw:
+                    raw.write(json.dumps(line) + "\n")
+                await eventually(lambda: asking.reply is not None, timeout=30)
+        assert asking.reply is not None
+        assert asking.reply["answer"] == "yes" and "status" not in asking.reply, asking.reply
 
 
 async def test_the_questions_own_echo_is_never_taken_for_an_answer_and_silence_is_no_answer(

@@ -27,7 +27,7 @@ from assist.core.batcher import Pacing
 from assist.core.consent import LeaveReason, notice_text
 from assist.core.echo import ECHO_WINDOW_S
 from assist.core.settings import VoiceSettings
-from assist.mcp.server import watch
+from assist.mcp.server import joining
 from assist.mcp.server.held_meeting import HeldMeeting
 from assist.mcp.server.watch import Watcher
 from assist.mcp.speech.supervisor import SayResult, VoiceFailure
@@ -114,12 +114,19 @@ class Clock:
 class Rig:
     """A config folder, a live meeting and a `Watcher` on them, with fake voices."""
 
-    def __init__(self, root: Path, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        root: Path,
+        clock: Callable[[], float] = time.monotonic,
+        environ: dict[str, str] | None = None,
+    ) -> None:
         self.place = Place(root)
         self.configure()
         self.meeting = LiveMeeting(self.place, SESSION)
         self.voices: list[FakeVoice] = []
         self.next_voice = FakeVoice()
+        self.voice_factory: Callable[[VoiceSettings], FakeVoice] | None = None
+        """Builds the voices instead of the rig, when set."""
         self.watcher = Watcher(
             config=ConfigFile(self.place.config, engines=("espeak",)),
             store=SessionStore(self.place.sessions),
@@ -129,9 +136,12 @@ class Rig:
             pacing=PACING,
             clock=clock,
             beat_s=3600.0,  # the test beats by hand
+            environ={**os.environ, **(environ or {})},
         )
 
-    def _voice(self, _settings: VoiceSettings) -> FakeVoice:
+    def _voice(self, settings: VoiceSettings) -> FakeVoice:
+        if self.voice_factory is not None:
+            return self.voice_factory(settings)
         voice, self.next_voice = self.next_voice, FakeVoice()
         self.voices.append(voice)
         return voice
@@ -150,7 +160,7 @@ class Rig:
     @property
     def held(self) -> HeldMeeting | None:
         """The meeting the watcher holds: what no tool shows, but a test of its steps reads."""
-        return self.watcher._meeting
+        return self.watcher.held
 
     def beat_state(self) -> str | None:
         if not self.place.heartbeat.exists():
@@ -255,7 +265,7 @@ async def test_a_notice_the_voice_cannot_say_is_logged_leaves_and_starts_no_watc
 async def test_a_notice_that_cannot_take_the_floor_waits_its_time_then_starts_no_watch(
     rig: Rig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(watch, "LOCK_WAIT_S", 0.3)  # the server test of speak waits the 5 s
+    monkeypatch.setattr(joining, "LOCK_WAIT_S", 0.3)  # the server test of speak waits the 5 s
     held = json.dumps({"pid": os.getpid(), "who": "talk"})
     rig.place.lock.write_text(held)
     started = time.monotonic()
@@ -275,10 +285,52 @@ async def test_a_voice_that_cannot_be_built_is_a_failed_notice(rig: Rig) -> None
     def broken(_settings: VoiceSettings) -> FakeVoice:
         raise RuntimeError("no helper program")
 
-    rig.watcher._voice_factory = broken
+    rig.voice_factory = broken
     text = refused(await rig.watcher.watch_meeting({}))
     assert "could not be set up: no helper program" in text
     assert rig.event_names() == ["joined", "error", "left"]
+
+
+async def test_start_conversation_like_watch_meeting_waits_for_the_voice_a_stop_left_closing(
+    tmp_path: Path,
+) -> None:
+    listener = Path(__file__).parent / "listener_fakes" / "fake_listener.py"
+    environ = {
+        "ASSIST_LISTEN_COMMAND": f"{sys.executable} {listener}",
+        "FAKE_LISTENER": "crash",
+        "FAKE_LISTENER_AFTER": "120",  # captures for the whole test
+    }
+    rig = Rig(tmp_path, environ=environ)
+    try:
+        async with anyio.create_task_group() as teardowns:
+            rig.watcher.run_teardowns_in(teardowns)
+            value(await rig.watcher.watch_meeting({}))
+            old = rig.voice
+            may_close = threading.Event()
+            voices_when_closed: list[int] = []
+
+            def close(quit_within: float = 3.0) -> None:
+                may_close.wait(10)
+                voices_when_closed.append(len(rig.voices))
+                old.closed = True
+
+            old.close = close  # type: ignore[method-assign]
+            value(await rig.watcher.stop_watching({}))  # answers; the voice closes after
+            started: list[dict[str, Any]] = []
+
+            async def start() -> None:
+                started.append(value(await rig.watcher.start_conversation({})))
+
+            async with anyio.create_task_group() as calls:
+                calls.start_soon(start)
+                with anyio.move_on_after(3):  # a new voice built now would be a failure
+                    while len(rig.voices) == 1:
+                        await anyio.sleep(0.01)
+                may_close.set()
+            assert voices_when_closed == [1]  # no new voice until the old one was closed
+            assert started and started[0]["greeting_spoken"]
+    finally:
+        await rig.close()
 
 
 # speak (3.6 steps 6-11)
@@ -315,7 +367,7 @@ async def test_a_line_that_waited_for_the_floor_is_checked_again_and_turned_down
 ) -> None:
     rig.configure(cooldown_s=60)
     value(await rig.watcher.watch_meeting({}))
-    floor = rig.watcher._floor
+    floor = rig.watcher.desk.floor.speaking_lock
     acquire = floor.acquire
 
     def another_voice_spoke_first(who: str, wait: float) -> None:

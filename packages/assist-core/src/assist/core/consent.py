@@ -82,9 +82,6 @@ TRANSITIONS: Mapping[WatchState, Mapping[WatchEvent, WatchState]] = {
 }
 """Every allowed move. Anything else is a bug in the caller and raises LifecycleError."""
 
-HOLDING = frozenset({WatchState.ANNOUNCING, WatchState.WATCHING})
-"""States in which a meeting is held, so leaving has something to tear down."""
-
 
 class LifecycleError(RuntimeError):
     """A watch was asked to move in a way the table does not allow."""
@@ -96,11 +93,6 @@ class Watch:
 
     state: WatchState = WatchState.NONE
     reason: LeaveReason | None = None
-
-    @property
-    def holds_meeting(self) -> bool:
-        """True while announcing or watching: a leave now has a meeting to tear down."""
-        return self.state in HOLDING
 
     def _move(self, event: WatchEvent, reason: LeaveReason | None = None) -> Watch:
         target = TRANSITIONS[self.state].get(event)

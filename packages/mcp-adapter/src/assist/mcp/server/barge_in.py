@@ -25,7 +25,7 @@ import os
 import socket
 import stat
 import threading
-import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,7 +37,8 @@ from assist.core.listener_clock import ListenerClock
 from assist.mcp.logs import log
 
 if TYPE_CHECKING:
-    from assist.mcp.server.held_meeting import HeldMeeting
+    from assist.mcp.speech.supervisor import Voice
+    from assist.mcp.store.meeting_log_file import MeetingLogFile
 
 RECEIVE_LOOK_S = 0.5
 """How often the socket's reader looks whether it should stop (a signal wakes it at once)."""
@@ -47,13 +48,21 @@ SOCKETS_ROOT = Path("/tmp")
 
 @attrs.define(eq=False)
 class BargeIn:
-    """The barge-in of one watch: whether a line plays and whether a loud onset cut it."""
+    """The barge-in of one watch: whether a line plays and whether a loud onset cut it.
+
+    A line that starts hands over its voice and the log a cut is written to; the clock and
+    the pid stamp that entry. Every signal's stamp also sets the listener's capture clock."""
 
     enabled: bool
-    meeting: HeldMeeting | None = None
+    stamp: Callable[[], datetime]
+    pid: int
+    monotonic: Callable[[], float]
+    """Monotonic seconds, the desk's: when a signal from the socket arrived."""
     lock: threading.Lock = attrs.Factory(threading.Lock)
     playing: bool = False
     interrupted: bool = False
+    voice: Voice | None = None
+    log: MeetingLogFile | None = None
     clock: ListenerClock = attrs.Factory(ListenerClock)
     """The listener's capture clock as its signals tell it: when a question finished sounding
     on the clock of the lines' `start_ms` (14.1)."""
@@ -70,35 +79,36 @@ class BargeIn:
         with self.lock:
             return self.clock.ms_at(now)
 
-    def started(self) -> None:
-        """A line of the assistant begins to play."""
+    def started(self, voice: Voice, log: MeetingLogFile) -> None:
+        """A line of the assistant begins to play on `voice`."""
         with self.lock:
             self.playing = True
             self.interrupted = False
+            self.voice = voice
+            self.log = log
 
     def stopped(self) -> bool:
         """The line is over; whether the user cut it off."""
         with self.lock:
             self.playing = False
+            self.voice = None
             interrupted, self.interrupted = self.interrupted, False
             return interrupted
 
     def loud(self, event: dict[str, Any]) -> None:
         """A loud onset: stop the line playing, if any, and log the cut."""
         with self.lock:
-            meeting = self.meeting
-            voice = meeting.voice if meeting is not None else None
-            if not (self.enabled and self.playing and voice is not None):
+            voice, cuts = self.voice, self.log
+            if not (self.enabled and self.playing and voice is not None and cuts is not None):
                 return
             if not voice.stop_line():
                 return
             self.interrupted = True
-        assert meeting is not None
         heard, level = event.get("ms"), event.get("level")
-        meeting.log.append(
+        cuts.append(
             meeting_log.barge_in(
-                datetime.now().astimezone(),
-                os.getpid(),
+                self.stamp(),
+                self.pid,
                 heard if isinstance(heard, int) else -1,
                 level if isinstance(level, float) else 0.0,
             )
@@ -175,7 +185,7 @@ class SignalSocket:
                 continue
             if not isinstance(event, dict):
                 continue
-            self._barge_in.signal(event, time.monotonic())
+            self._barge_in.signal(event, self._barge_in.monotonic())
             if event.get("event") == "loud":
                 self._barge_in.loud(event)
 

@@ -1,5 +1,5 @@
-"""The conversation mode of `assist mcp` (behaviour.md 13, 14.2): `start_conversation` and what
-keeps a conversation going between the agent's calls.
+"""The conversation mode of `assist mcp` (behaviour.md 13, 14.2): what a conversation adds to
+its watch.
 
 A conversation is a watch (`assist.mcp.server.watch`) of a session our own listener records:
 the same waits, `speak`, `confirm` and `stop_watching`, with the meeting's rules for a room
@@ -10,51 +10,28 @@ instead of the consent notice. The listener is an `assist listen` child
 - `loud` while the assistant's line plays cuts it off (`barge_in`), straight from that thread
   through the helper's `stop`, so the cut waits on no poll.
 
-`tend` runs for the server's whole life and looks after the conversation every `TEND_S`: a
-ceiling reached (`assist.core.ceilings`) is told with a goodbye and ends the conversation; a
-listener that crashed or hung ends it with `why` "listener stopped"; a filler that is due
-(`assist.core.fillers`) is said. The next wait (or the one in flight) then returns `ended`.
-
-This module reaches into the watch for its meeting and helpers, as `confirm` does.
+Starting one is in `joining`; what keeps it going between the agent's calls (fillers,
+ceilings, the listener's health) in `tending`.
 """
 
 from __future__ import annotations
 
-import random
 import threading
-import time
-from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import Any
 
-import anyio
 import attrs
 import mcp_types as types
-from assist.core import meeting_log, refusals, results
+from assist.core import results
 from assist.core.batcher import Batch
 from assist.core.ceilings import LISTENER_STOPPED, Ceilings
-from assist.core.consent import LeaveReason
-from assist.core.conversation import goodbye_text, greeting_text
-from assist.core.echo import Said
-from assist.core.files import RAW_FILE
 from assist.core.fillers import Fillers
-from assist.core.gate import Gate
-from assist.mcp.logs import log
-from assist.mcp.server import leaving, speaking
 from assist.mcp.server.barge_in import BargeIn
-from assist.mcp.server.tools import refusal, result
-from assist.mcp.speech.listener_process import ListenerError, ListenerProcess
-from assist.mcp.store.transcript import TranscriptReader
+from assist.mcp.server.tools import result
+from assist.mcp.speech.listener_process import ListenerProcess
 
-if TYPE_CHECKING:
-    from assist.mcp.server.held_meeting import HeldMeeting as Meeting
-    from assist.mcp.server.watch import Watcher
-
-TEND_S = 0.1
-"""How often the conversation is looked after: fillers and ceilings land within 0.1 s."""
 NO_CAP = 1_000_000
 """A conversation has no cap (13); the gate still counts the assistant's lines."""
-GOODBYE_EMOTION = "warm"
-FILLER_EMOTION = "neutral"
 
 
 @attrs.define(eq=False)
@@ -65,8 +42,9 @@ class Conversation:
     ceilings: Ceilings
     fillers: Fillers | None
     barge_in: BargeIn
+    clock: Callable[[], float]
+    """Monotonic seconds, the desk's."""
     listener: ListenerProcess | None = None
-    meeting: Meeting | None = None
     lock: threading.Lock = attrs.Factory(threading.Lock)
     user_speaking: bool = False
     why: str | None = None
@@ -79,7 +57,7 @@ class Conversation:
 
     def on_event(self, event: dict[str, Any]) -> None:
         """A listener signal, on its reader thread."""
-        now = time.monotonic()
+        now = self.clock()
         self.barge_in.signal(event, now)
         kind = event.get("event")
         if kind == "loud":
@@ -99,97 +77,21 @@ class Conversation:
 
     def assistant_started(self) -> None:
         with self.lock:
-            self.ceilings.speech_started(time.monotonic(), "assistant")
+            self.ceilings.speech_started(self.clock(), "assistant")
 
     def assistant_stopped(self) -> None:
         with self.lock:
-            self.ceilings.speech_stopped(time.monotonic(), "assistant")
+            self.ceilings.speech_stopped(self.clock(), "assistant")
 
     def agent_called(self) -> None:
         if self.fillers is not None:
             with self.lock:
-                self.fillers.agent_called(time.monotonic())
+                self.fillers.agent_called(self.clock())
 
     def turn_handed(self) -> None:
         if self.fillers is not None:
             with self.lock:
-                self.fillers.turn_handed(time.monotonic())
-
-
-async def start_conversation(watcher: Watcher, _arguments: dict[str, Any]) -> types.CallToolResult:
-    """13: start our listener, greet the user, and hold the conversation as a watch."""
-    async with watcher._joining:
-        await watcher._quiet.wait()
-        async with watcher._leaving:
-            pass
-        with anyio.CancelScope(shield=True):
-            watcher._calls += 1
-            try:
-                answer = await _start(watcher)
-            finally:
-                watcher._call_ended()
-    return answer
-
-
-async def _start(watcher: Watcher) -> types.CallToolResult:
-    from assist.mcp.server.held_meeting import HeldMeeting as Meeting
-
-    settings = await anyio.to_thread.run_sync(watcher.load_settings)
-    if watcher._closed:
-        return refusal(refusals.shutting_down())
-    if not settings.assistant.enabled:
-        await leaving.leave(watcher, LeaveReason.OFF_AT_WATCH)
-        return refusal(refusals.off_refusal(watcher._config.ambient))
-    await leaving.leave(watcher, LeaveReason.REPLACED)
-    watcher._ended = None
-    rules = settings.conversation
-    conversation = Conversation(
-        ceilings=Ceilings(time.monotonic(), rules.max_s, rules.idle_s),
-        fillers=Fillers(random.Random()) if rules.fillers else None,
-        barge_in=BargeIn(settings.barge_in),
-    )
-
-    def listen() -> ListenerProcess:
-        listener = ListenerProcess(
-            watcher._store.root, rules.end_silence_ms, conversation.on_event, watcher._environ
-        )
-        try:
-            listener.wait_capturing()
-        except ListenerError:
-            listener.kill()
-            raise
-        return listener
-
-    try:
-        listener = await anyio.to_thread.run_sync(listen)
-    except ListenerError as error:
-        return refusal(refusals.listener_failed(str(error)))
-    conversation.listener = listener
-    assert listener.session_id is not None and listener.folder is not None
-    greeting = greeting_text(settings.assistant.name)
-    meeting = Meeting(
-        id=listener.session_id,
-        folder=listener.folder,
-        reader=TranscriptReader(listener.folder / RAW_FILE),
-        log=watcher._log_file(listener.folder),
-        gate=Gate(0, NO_CAP),
-        notice=greeting,
-        cursor=0,
-        conversation=conversation,
-        barge_in=conversation.barge_in,
-    )
-    conversation.meeting = meeting
-    conversation.barge_in.meeting = meeting
-    failure = await watcher._hold(meeting, settings)
-    if failure is not None:
-        return refusal(refusals.greeting_failed(failure))
-    with conversation.lock:
-        conversation.ceilings = Ceilings(time.monotonic(), rules.max_s, rules.idle_s)
-    return result(
-        results.conversation_started(
-            meeting.id, settings.assistant, greeting, rules.max_s, rules.idle_s
-        )
-    )
+                self.fillers.turn_handed(self.clock())
 
 
 def ended_result(conversation: Conversation, batch: Batch) -> types.CallToolResult:
@@ -197,75 +99,3 @@ def ended_result(conversation: Conversation, batch: Batch) -> types.CallToolResu
     return result(
         results.conversation_ended(batch, conversation.why or LISTENER_STOPPED, conversation.detail)
     )
-
-
-async def tend(watcher: Watcher) -> None:
-    """For the server's life: look after the conversation held, if any, every TEND_S."""
-    while not watcher._closed:
-        await anyio.sleep(TEND_S)
-        meeting = watcher._watched()
-        conversation = meeting.conversation if meeting is not None else None
-        if meeting is None or conversation is None:
-            continue
-        try:
-            await _look_after(watcher, meeting, conversation)
-        except Exception as error:  # a bug here must not end the server
-            log.warning(f"looking after the conversation failed: {error!r}")
-
-
-async def _look_after(watcher: Watcher, meeting: Meeting, conversation: Conversation) -> None:
-    listener = conversation.listener
-    assert listener is not None
-    now = time.monotonic()
-    if not listener.running and not listener.stopping:
-        detail = await anyio.to_thread.run_sync(listener.failure)
-        log.warning(f"the conversation's listener stopped: {detail}")
-        await _end(watcher, meeting, conversation, LISTENER_STOPPED, refusals.listener_lost(detail))
-        return
-    if await anyio.to_thread.run_sync(listener.hung, time.time()):
-        await anyio.to_thread.run_sync(listener.kill)
-        detail = refusals.listener_lost("it stopped capturing audio and was stopped")
-        log.warning(f"the conversation's listener hung; {detail}")
-        await _end(watcher, meeting, conversation, LISTENER_STOPPED, detail)
-        return
-    with conversation.lock:
-        over = conversation.ceilings.ended(now)
-        filler = None
-        if over is None and conversation.fillers is not None and not conversation.playing:
-            filler = conversation.fillers.poll(now)
-    if over is not None:
-        goodbye = goodbye_text(over.why)
-        if goodbye is not None:
-            await speaking.say_own(watcher, meeting, goodbye, GOODBYE_EMOTION, kind="goodbye")
-        await _end(watcher, meeting, conversation, over.why, None)
-        return
-    if filler is not None:
-        try:
-            await speaking.say_own(watcher, meeting, filler.text, FILLER_EMOTION, kind="filler")
-        finally:
-            assert conversation.fillers is not None
-            with conversation.lock:
-                conversation.fillers.filler_said(time.monotonic())
-
-
-async def _end(
-    watcher: Watcher, meeting: Meeting, conversation: Conversation, why: str, detail: str | None
-) -> None:
-    conversation.why = why
-    conversation.detail = detail
-    watcher._ended = conversation
-    if watcher._meeting is meeting:
-        await leaving.leave(watcher, LeaveReason.CONVERSATION_OVER)
-
-
-def own_line(meeting: Meeting, text: str, at: float) -> None:
-    """A line the server said itself (greeting, filler, goodbye) for the echo test (6.3)."""
-    meeting.utterances.append(Said(text, at))
-
-
-def filler_event(pid: int, text: str, kind: str) -> dict[str, Any]:
-    """The log event of a line the server said itself: `filler`, or a `filler` marked goodbye."""
-    event = meeting_log.filler(datetime.now().astimezone(), pid, text)
-    if kind != "filler":
-        event["kind"] = kind
-    return event

@@ -41,7 +41,7 @@ from typing import Any, TypeVar
 
 import anyio
 import mcp_types as types
-from assist.core import refusals
+from assist.core import environment, refusals
 from assist.core.batcher import DEFAULT_PACING, Pacing
 from assist.core.settings import VoiceSettings
 from assist.mcp.installed import version
@@ -60,7 +60,7 @@ from mcp.server.lowlevel import Server
 from mcp.shared.exceptions import MCPError
 
 SERVER_NAME = "assist"
-PACING_VARIABLE = "ASSIST_PACING_SCALE"
+PACING_VARIABLE = environment.PACING_SCALE.name
 SIGNALS = (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
 """Each ends the server like EOF does, after the same teardown (ours)."""
 

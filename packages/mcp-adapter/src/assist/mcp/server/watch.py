@@ -7,16 +7,18 @@ This module only reads and writes (files, the lock, the heartbeat, the voice) an
 decisions together. Blocking work (a line being spoken, the lock wait, stopping the helper,
 reading files) runs in worker threads, so the server answers other requests meanwhile (4.4).
 
-The watch holds the state and the bookkeeping every call shares (the heartbeat, the gate's
-catch-up, the log); its steps live beside it: joining here, the wait loop in `waiting`, a
-line's path in `speaking`, the teardown in `leaving`, and the tools it gains in `confirm` and
-`conversation`.
+The watch holds the meeting and the concurrency gates; its steps live beside it, each handed
+the desk (`desk`: what every step may use) and what it needs of the watch, never the watch
+itself: joining in `joining`, the wait loop in `waiting`, a line the agent asks for in
+`speaking` (said through `saying`), the teardown in `leaving`, the question in `confirm` and
+the conversation's upkeep in `tending`. This is the one module that imports the steps.
 
 Concurrency, all on one event loop:
 - one wait at a time per watch; a second is refused;
 - `speak` may run while a wait is in flight; two `speak` calls queue for the floor;
-- `watch_meeting` runs alone: it waits for in-flight waits and speaks to finish, and calls
-  arriving meanwhile wait for it;
+- `watch_meeting` and `start_conversation` run alone: each waits for in-flight waits and
+  speaks to finish and for the voice a `stop_watching` left closing, and calls arriving
+  meanwhile wait for it;
 - `stop_watching` runs at once: it ends an in-flight wait (which gives the not-watching refusal)
   and cuts off a playing line;
 - a wait cancelled by the client puts the cursor back where it began; `speak`, `watch_meeting`
@@ -27,7 +29,6 @@ Concurrency, all on one event loop:
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import asynccontextmanager
@@ -37,37 +38,24 @@ from typing import Any
 import anyio
 import mcp_types as types
 from anyio.abc import TaskGroup
-from assist.core import consent, meeting_log, refusals, results
-from assist.core.batcher import DEFAULT_PACING, Pacing
-from assist.core.consent import LeaveReason, WatchState
-from assist.core.echo import Said
-from assist.core.files import LOCK_WAIT_S, RAW_FILE
-from assist.core.gate import Gate
-from assist.core.lines import render
-from assist.core.settings import Settings, VoiceSettings
-from assist.mcp.server import confirm, conversation, leaving, progress, speaking, waiting
-from assist.mcp.server.barge_in import BargeIn, SignalSocket
+from assist.core import results
+from assist.core.batcher import DEFAULT_PACING, Pacing, wait_timeout
+from assist.core.consent import LeaveReason
+from assist.core.settings import Settings
+from assist.core.speech import Refusal, check_speech
+from assist.mcp.server import confirm, joining, leaving, progress, speaking, tending, waiting
 from assist.mcp.server.conversation import Conversation
+from assist.mcp.server.desk import Desk, VoiceFactory
 from assist.mcp.server.held_meeting import HeldMeeting
+from assist.mcp.server.joining import Seat
 from assist.mcp.server.tools import refusal, result
-from assist.mcp.speech.supervisor import Voice, VoiceFailure
 from assist.mcp.store.config import ConfigFile
-from assist.mcp.store.heartbeat import BEAT_S, Beat, Heartbeat
-from assist.mcp.store.lock import LockBusy, SpeakingLock
-from assist.mcp.store.meeting_log_file import MeetingLogFile, now
-from assist.mcp.store.session_files import SessionRefusal
+from assist.mcp.store.heartbeat import BEAT_S
 from assist.mcp.store.sessions import SessionStore
-from assist.mcp.store.transcript import TranscriptReader
-
-RECENT_LINES = 40
-"""Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""
-NOTICE_EMOTION = "warm"
-"""The consent notice is said warmly (3.4 step 5.7)."""
-VoiceFactory = Callable[[VoiceSettings], Voice]
 
 
 class Watcher:
-    """The server's watch and its four tools; at most one meeting is held at a time."""
+    """The server's watch and its tools; at most one meeting is held at a time."""
 
     def __init__(
         self,
@@ -83,25 +71,23 @@ class Watcher:
         beat_s: float = BEAT_S,
         environ: Mapping[str, str] | None = None,
     ) -> None:
-        self._environ = os.environ if environ is None else environ
+        self.desk = Desk.at(
+            folder,
+            config=config,
+            store=store,
+            voice_factory=voice_factory,
+            pid=pid,
+            environ=os.environ if environ is None else environ,
+            pacing=pacing,
+            beat_s=beat_s,
+            clock=clock,
+            wall=wall,
+        )
+        self._meeting: HeldMeeting | None = None
         self._ended: Conversation | None = None
         """A conversation that ended by itself, until a wait has told the agent so."""
-        self._config = config
-        self._config_lock = threading.Lock()
-        self._store = store
-        self._voice_factory = voice_factory
-        self._pid = pid
-        self._pacing = pacing
-        self._clock = clock
-        self._wall = wall
-        self._beat_s = beat_s
-        self._heartbeat = Heartbeat(folder, pid)
-        self._floor = SpeakingLock(folder, pid=pid)
-        self._meeting: HeldMeeting | None = None
-        self._lifecycle = consent.Watch()
         self._joining = anyio.Lock()
         self._leaving = anyio.Lock()
-        self._speaking = anyio.Lock()
         self._busy = 0
         self._quiet = anyio.Event()
         self._quiet.set()
@@ -116,10 +102,144 @@ class Watcher:
         """Where `stop_watching` may finish closing a voice after it has answered (4.4)."""
         self._background = tasks
 
-    # The four tools.
+    @property
+    def held(self) -> HeldMeeting | None:
+        """The meeting held now, if any."""
+        return self._meeting
+
+    # The tools.
 
     async def watch_meeting(self, arguments: dict[str, Any]) -> types.CallToolResult:
         """3.4: join the meeting being recorded, say the notice, hand back the latest lines."""
+        async with self._joining_alone():
+            return await joining.watch_meeting(self.desk, self._seat(), arguments)
+
+    async def start_conversation(self, _arguments: dict[str, Any]) -> types.CallToolResult:
+        """13: start our listener and the voice, greet the user, hold the conversation."""
+        async with self._joining_alone():
+            return await joining.start_conversation(self.desk, self._seat())
+
+    async def wait_for_transcript(
+        self, arguments: dict[str, Any], report: progress.Report | None = None
+    ) -> types.CallToolResult:
+        """3.5: wait for new speech and hand it over as a batch (4.2, in `waiting`); `report`
+        sends progress, when the client asked for it."""
+        timeout_s = wait_timeout(arguments.get("timeout_s"))
+        async with self._watching_call():
+            meeting = self._watched()
+            if meeting is None:
+                ended, self._ended = self._ended, None
+                return waiting.not_watched(ended)
+            waited = progress.Progress(report, progress.WAITING, self.desk.clock)
+            answer = await waiting.wait_for_transcript(
+                self.desk, meeting, self.leave, timeout_s, waited.tick
+            )
+            told = meeting.left_reason is LeaveReason.CONVERSATION_OVER
+            if told and self._ended is meeting.conversation:
+                self._ended = None  # this wait told the agent
+            return answer
+
+    async def speak(self, arguments: dict[str, Any]) -> types.CallToolResult:
+        """3.6: say one line in the room, if the gate and the floor allow it (in `speaking`)."""
+        checked = check_speech(arguments.get("text"), arguments.get("emotion"))
+        if isinstance(checked, Refusal):
+            return refusal(checked.text)
+        async with self._watching_call():
+            with anyio.CancelScope(shield=True):
+                answer = await speaking.speak(self.desk, self._watched, self.leave, checked)
+        return answer
+
+    async def confirm(
+        self, arguments: dict[str, Any], report: progress.Report | None = None
+    ) -> types.CallToolResult:
+        """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`);
+        `report` sends progress, when the client asked for it."""
+        asked = confirm.read_arguments(arguments)
+        if isinstance(asked, types.CallToolResult):
+            return asked
+        question, timeout_s = asked
+        confirming = progress.Progress(report, progress.CONFIRMING, self.desk.clock)
+        async with self._watching_call():
+            return await confirm.confirm(
+                self.desk, self._watched, self.leave, question, timeout_s, confirming
+            )
+
+    async def stop_watching(self, _arguments: dict[str, Any]) -> types.CallToolResult:
+        """3.7: end the watch at once; always a success."""
+        meeting = self._meeting
+        if meeting is None:
+            return result(results.stopped(None, None))
+        # Shielded, so a cancel cannot cut it short; the voice is closed after the answer.
+        await self.leave(LeaveReason.AGENT_STOPPED, voice_later=True)
+        return result(results.stopped(meeting.id, meeting.gate))
+
+    async def tend(self) -> None:
+        """For the server's life: fillers, ceilings and the listener of a conversation."""
+        await tending.tend(self.desk, self._watched, lambda: not self._closed, self._over)
+
+    async def shutdown(self) -> None:
+        """EOF or a signal: no new watch, and the held one is left (reason: shutting down)."""
+        self._closed = True
+        await self.leave(LeaveReason.SHUTDOWN)
+
+    def load_settings(self) -> Settings:
+        """The settings as the file says now (a stat when it has not changed); thread-safe."""
+        return self.desk.load_settings()
+
+    async def leave(self, reason: LeaveReason, *, voice_later: bool = False) -> None:
+        """The shared teardown (3.8, in `leaving`). Does nothing when no meeting is held.
+        With `voice_later` (stop_watching, which runs at once, 4.4) the voice is closed
+        after the caller has answered: a helper that hangs mid-line would otherwise hold the
+        answer for as long as it is given to come back."""
+        with anyio.CancelScope(shield=True):
+            meeting = self._meeting
+            if meeting is None:
+                return
+            self._meeting = None
+            meeting.leaving(reason)
+            async with self._leaving:
+                if not await leaving.tear_down(self.desk, meeting):
+                    return
+                if voice_later and self._background is not None:
+                    self._voice_closed = anyio.Event()
+                    self._background.start_soon(leaving.close_voice, meeting, self._voice_closed)
+                    return
+                await leaving.close_voice(meeting)
+
+    # The gates every call goes through.
+
+    def _watched(self) -> HeldMeeting | None:
+        """The meeting being watched (its notice said), else None."""
+        meeting = self._meeting
+        return meeting if meeting is not None and meeting.watched else None
+
+    def _seat(self) -> Seat:
+        return Seat(
+            held=self._meeting,
+            closed=self._closed,
+            leave=self.leave,
+            hold=self._hold,
+            activity=lambda: (self._calls > 0, self._last_call_end),
+            forget_ended=self._forget_ended,
+        )
+
+    def _hold(self, meeting: HeldMeeting) -> None:
+        self._meeting = meeting
+
+    def _forget_ended(self) -> None:
+        self._ended = None
+
+    async def _over(self, meeting: HeldMeeting) -> None:
+        """A conversation over by itself: the next wait says so, and it is left if held."""
+        self._ended = meeting.conversation
+        if self._meeting is meeting:
+            await self.leave(LeaveReason.CONVERSATION_OVER)
+
+    @asynccontextmanager
+    async def _joining_alone(self) -> AsyncIterator[None]:
+        """`watch_meeting` or `start_conversation`: runs alone, after in-flight waits and lines
+        (4.4), after a teardown under way and after the voice a `stop_watching` left closing;
+        shielded, so the log, the lock and the heartbeat are never left half done."""
         async with self._joining:
             await self._quiet.wait()
             async with self._leaving:
@@ -128,186 +248,9 @@ class Watcher:
             with anyio.CancelScope(shield=True):
                 self._calls += 1
                 try:
-                    answer = await self._watch(arguments)
+                    yield
                 finally:
                     self._call_ended()
-        return answer
-
-    async def wait_for_transcript(
-        self, arguments: dict[str, Any], report: progress.Report | None = None
-    ) -> types.CallToolResult:
-        """3.5: wait for new speech and hand it over as a batch (4.2, in `waiting`); `report`
-        sends progress, when the client asked for it."""
-        return await waiting.wait_for_transcript(self, arguments, report)
-
-    async def speak(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """3.6: say one line in the room, if the gate and the floor allow it (in `speaking`)."""
-        return await speaking.speak(self, arguments)
-
-    async def confirm(
-        self, arguments: dict[str, Any], report: progress.Report | None = None
-    ) -> types.CallToolResult:
-        """14.1: ask a yes-or-no question aloud and listen for the answer (in `confirm`);
-        `report` sends progress, when the client asked for it."""
-        return await confirm.confirm(self, arguments, report)
-
-    async def start_conversation(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        """13: start our listener and the voice, greet the user, hold the conversation."""
-        return await conversation.start_conversation(self, arguments)
-
-    async def tend(self) -> None:
-        """For the server's life: fillers, ceilings and the listener of a conversation."""
-        await conversation.tend(self)
-
-    async def stop_watching(self, _arguments: dict[str, Any]) -> types.CallToolResult:
-        """3.7: end the watch at once; always a success."""
-        meeting = self._meeting
-        if meeting is None:
-            return result(results.stopped(None, None))
-        # Shielded, so a cancel cannot cut it short; the voice is closed after the answer.
-        await leaving.leave(self, LeaveReason.AGENT_STOPPED, voice_later=True)
-        return result(results.stopped(meeting.id, meeting.gate))
-
-    async def shutdown(self) -> None:
-        """EOF or a signal: no new watch, and the held one is left (reason: shutting down)."""
-        self._closed = True
-        await leaving.leave(self, LeaveReason.SHUTDOWN)
-
-    def load_settings(self) -> Settings:
-        """The settings as the file says now (a stat when it has not changed); thread-safe."""
-        with self._config_lock:
-            return self._config.load()
-
-    # watch_meeting
-
-    async def _watch(self, arguments: dict[str, Any]) -> types.CallToolResult:
-        settings = await anyio.to_thread.run_sync(self.load_settings)
-        if self._closed:
-            return refusal(refusals.shutting_down())
-        if not settings.assistant.enabled:
-            await leaving.leave(self, LeaveReason.OFF_AT_WATCH)
-            return refusal(refusals.off_refusal(self._config.ambient))
-        asked = arguments.get("session")
-        now = self._wall()
-        live = await anyio.to_thread.run_sync(self._store.live_session, now)
-        if not (isinstance(asked, str) and asked):
-            if live is None:
-                return refusal(refusals.no_recording())
-            asked = live
-        if asked != live:
-            return refusal(refusals.not_live(asked))
-        held = self._meeting if self._meeting is not None and self._meeting.id == asked else None
-        try:
-            folder = self._store.session_dir(asked, now)
-            reader = held.reader if held is not None else TranscriptReader(folder / RAW_FILE)
-            lines, next_line = await anyio.to_thread.run_sync(reader.read, 0)
-        except (SessionRefusal, OSError) as error:
-            return refusal(refusals.transcript_unreadable(asked, str(error)))
-        meeting = held
-        if meeting is None:
-            await leaving.leave(self, LeaveReason.REPLACED)
-            meeting, failure = await self._join(asked, folder, reader, next_line, settings)
-            if failure is not None:
-                return refusal(refusals.notice_failed(failure))
-            if settings.barge_in and self._meeting is meeting:
-                meeting.barge_in = BargeIn(True, meeting)
-                meeting.signals = await anyio.to_thread.run_sync(
-                    SignalSocket.open, folder, meeting.barge_in
-                )
-        await self._record_call(meeting)
-        await self._catch_up(meeting, settings)
-        kept = [line for line in lines if line.text.strip()]
-        recent_lines = [render(line) for line in kept[-RECENT_LINES:]]
-        return result(
-            results.watching(
-                meeting.id, settings.assistant, meeting.notice, recent_lines, meeting.gate
-            )
-        )
-
-    async def _join(
-        self, session: str, folder: Path, reader: TranscriptReader, cursor: int, settings: Settings
-    ) -> tuple[HeldMeeting, str | None]:
-        """3.4 step 5: hold a new meeting and say the notice; the failure reason, if any."""
-        rules = settings.assistant
-        meeting = HeldMeeting(
-            id=session,
-            folder=folder,
-            reader=reader,
-            log=self._log_file(folder),
-            gate=Gate(rules.cooldown_s, rules.max_per_meeting),
-            notice=consent.notice_text(rules.name),
-            cursor=cursor,
-        )
-        return meeting, await self._hold(meeting, settings)
-
-    def _log_file(self, folder: Path) -> MeetingLogFile:
-        return MeetingLogFile(folder)
-
-    async def _hold(self, meeting: HeldMeeting, settings: Settings) -> str | None:
-        """Hold `meeting`: the beat, `joined`, the notice (a conversation's greeting); None,
-        or why the notice could not be said (the meeting is then left)."""
-        self._meeting = meeting
-        self._lifecycle = self._lifecycle.join()
-        await self._record_call(meeting)
-        meeting.beat = Beat(
-            self._heartbeat,
-            claim=lambda: (meeting.id, meeting.state),
-            activity=lambda: (self._calls > 0, self._last_call_end),
-            interval=self._beat_s,
-            clock=self._clock,
-        )
-        meeting.beat.start()
-        await self._append(meeting, meeting_log.joined(now(), self._pid, meeting.notice))
-        failure = await self._say_notice(meeting, settings.voice)
-        if failure is None and self._meeting is not meeting:
-            return refusals.stopped_during_notice()
-        if failure is not None:
-            await self._append(meeting, meeting_log.notice_error(now(), self._pid, failure))
-            await leaving.leave(self, LeaveReason.NOTICE_FAILED)
-            return failure
-        self._lifecycle = self._lifecycle.notice_spoken()
-        return None
-
-    async def _say_notice(self, meeting: HeldMeeting, voice_settings: VoiceSettings) -> str | None:
-        """Build the voice, take the floor, say the notice; None, or why it could not be said."""
-        try:
-            meeting.voice = self._voice_factory(voice_settings)
-        except Exception as error:
-            return refusals.voice_not_set_up(str(error))
-        try:
-            await anyio.to_thread.run_sync(self._floor.acquire, "assistant", LOCK_WAIT_S)
-        except LockBusy as busy:
-            return refusals.notice_floor_busy(busy.who, busy.pid, LOCK_WAIT_S)
-        except OSError as error:
-            return refusals.notice_floor_unavailable(str(error))
-        talk = meeting.conversation
-        try:
-            await self._set_state(meeting, "speaking")
-            meeting.line_done = anyio.Event()
-            speaking.line_started(meeting)
-            try:
-                await anyio.to_thread.run_sync(meeting.voice.say, meeting.notice, NOTICE_EMOTION)
-            except VoiceFailure as failure:
-                return ": ".join(failure.chain)
-            finally:
-                meeting.line_done.set()
-                speaking.line_stopped(meeting)
-            if talk is not None:  # a greeting is tested as an utterance, not as a notice
-                meeting.utterances.append(Said(meeting.notice, self._clock()))
-            else:
-                meeting.notice_said = Said(meeting.notice, self._clock())
-        finally:
-            await anyio.to_thread.run_sync(self._floor.release)
-            await self._set_state(meeting, "listening")
-        return None
-
-    # The bookkeeping every call shares.
-
-    def _watched(self) -> HeldMeeting | None:
-        """The meeting being watched (its notice said), else None."""
-        if self._lifecycle.state is not WatchState.WATCHING:
-            return None
-        return self._meeting
 
     @asynccontextmanager
     async def _watching_call(self) -> AsyncIterator[None]:
@@ -327,29 +270,4 @@ class Watcher:
 
     def _call_ended(self) -> None:
         self._calls -= 1
-        self._last_call_end = self._clock()
-
-    async def _record_call(self, meeting: HeldMeeting) -> None:
-        """An agent call: the heartbeat is written at once (7)."""
-        await self._set_state(meeting, meeting.state)
-
-    async def _set_state(self, meeting: HeldMeeting, state: str) -> None:
-        """Heartbeat `listening` or `speaking`, written only while the meeting is still held."""
-        meeting.state = state
-        if self._meeting is meeting:
-            await anyio.to_thread.run_sync(self._heartbeat.write, meeting.id, state)
-
-    async def _catch_up(self, meeting: HeldMeeting, settings: Settings) -> None:
-        """Re-read rules from the settings and catch the gate up from the log (5.3)."""
-        rules = settings.assistant
-        if meeting.conversation is None:  # a conversation has no cooldown and no cap (13)
-            meeting.gate = meeting.gate.with_rules(rules.cooldown_s, rules.max_per_meeting)
-        tally = await anyio.to_thread.run_sync(self._tally, meeting)
-        meeting.gate.catch_up(tally.count, tally.last_mono)
-
-    def _tally(self, meeting: HeldMeeting) -> meeting_log.Tally:
-        text = meeting.log.text()
-        return meeting_log.tally(text, now(), self._clock(), own_pid=self._pid)
-
-    async def _append(self, meeting: HeldMeeting, event: dict[str, Any]) -> None:
-        await anyio.to_thread.run_sync(meeting.log.append, event)
+        self._last_call_end = self.desk.clock()
