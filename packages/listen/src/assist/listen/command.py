@@ -180,8 +180,23 @@ def _plan(args: argparse.Namespace) -> _Plan:
     except RecogniserError as problem:
         raise _Refusal(f"{problem}; or name another with --stt") from None
     plan.pause = PauseRules(turn_pause_ms=listen.turn_pause_ms)
-    plan.turn = load_turn_model(args.turn or listen.turn, installed_turn_models(os.environ))
+    plan.turn = load_turn_model(
+        turn_choice(args.turn or listen.turn, plan), installed_turn_models(os.environ)
+    )
     return plan
+
+
+def turn_choice(configured: str | None, plan: _Plan) -> str | None:
+    """The turn model to load: `auto` (None) is the best installed only where the voice's
+    reference comes (a conversation's listener, behaviour 16.1). A meeting's recorder hears the
+    assistant's voice come back uncancelled, which a turn model ends at every sentence, and a
+    sentence of one or two words is too short for the echo test (6.2): there auto is the
+    silence rule, and a model only when named."""
+    from assist.core.turn_models import SILENCE
+
+    if configured is None and plan.echo_reference is None:
+        return SILENCE
+    return configured
 
 
 def _record(plan: _Plan) -> int:
