@@ -127,6 +127,8 @@ class Rig:
         self.next_voice = FakeVoice()
         self.voice_factory: Callable[[VoiceSettings], FakeVoice] | None = None
         """Builds the voices instead of the rig, when set."""
+        self.own_lines: list[str | None] = []
+        """Whose own lines each voice was asked to render ahead (16.2), in order."""
         self.watcher = Watcher(
             config=ConfigFile(self.place.config, engines=("espeak",)),
             store=SessionStore(self.place.sessions),
@@ -139,7 +141,8 @@ class Rig:
             environ={**os.environ, **(environ or {})},
         )
 
-    def _voice(self, settings: VoiceSettings) -> FakeVoice:
+    def _voice(self, settings: VoiceSettings, *, own_lines: str | None = None) -> FakeVoice:
+        self.own_lines.append(own_lines)
         if self.voice_factory is not None:
             return self.voice_factory(settings)
         voice, self.next_voice = self.next_voice, FakeVoice()
@@ -329,6 +332,7 @@ async def test_start_conversation_like_watch_meeting_waits_for_the_voice_a_stop_
                 may_close.set()
             assert voices_when_closed == [1]  # no new voice until the old one was closed
             assert started and started[0]["greeting_spoken"]
+            assert rig.own_lines == [None, "Claude"]  # a conversation's voice renders ahead
     finally:
         await rig.close()
 

@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from pathlib import Path
+from typing import Protocol
 
 import attrs
 from assist.core.batcher import DEFAULT_PACING, Pacing
@@ -26,7 +27,12 @@ from assist.mcp.store.lock import SpeakingLock
 from assist.mcp.store.meeting_log_file import MeetingLogFile
 from assist.mcp.store.sessions import SessionStore
 
-VoiceFactory = Callable[[VoiceSettings], Voice]
+
+class VoiceFactory(Protocol):
+    """Builds a watch's voice; `own_lines` names the assistant of a conversation, whose own
+    lines (greeting, fillers, goodbyes) the voice renders ahead (behaviour 16.2)."""
+
+    def __call__(self, settings: VoiceSettings, *, own_lines: str | None = None) -> Voice: ...
 
 
 @attrs.frozen(eq=False)

@@ -20,12 +20,12 @@ import mcp_types as types
 from assist.core import consent, meeting_log, refusals, results
 from assist.core.ceilings import Ceilings
 from assist.core.consent import LeaveReason
-from assist.core.conversation import greeting_text
+from assist.core.conversation import GREETING_TONE, greeting_text
 from assist.core.files import LOCK_WAIT_S, RAW_FILE
 from assist.core.fillers import Fillers
 from assist.core.gate import Gate
 from assist.core.lines import render
-from assist.core.settings import Settings, VoiceSettings
+from assist.core.settings import Settings
 from assist.mcp.server.barge_in import BargeIn, SignalSocket
 from assist.mcp.server.conversation import NO_CAP, Conversation
 from assist.mcp.server.desk import Desk
@@ -40,8 +40,6 @@ from assist.mcp.store.transcript import TranscriptReader
 
 RECENT_LINES = 40
 """Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""
-NOTICE_EMOTION = "warm"
-"""The consent notice is said warmly (3.4 step 5.7)."""
 
 
 @attrs.frozen
@@ -144,7 +142,7 @@ async def hold(desk: Desk, seat: Seat, meeting: HeldMeeting, settings: Settings)
     )
     meeting.beat.start()
     await meeting.append(meeting_log.joined(desk.stamp(), desk.pid, meeting.notice))
-    failure = await _say_notice(desk, meeting, settings.voice)
+    failure = await _say_notice(desk, meeting, settings)
     if failure is None and not meeting.held:
         return refusals.stopped_during_notice()
     if failure is not None:
@@ -155,12 +153,13 @@ async def hold(desk: Desk, seat: Seat, meeting: HeldMeeting, settings: Settings)
     return None
 
 
-async def _say_notice(
-    desk: Desk, meeting: HeldMeeting, voice_settings: VoiceSettings
-) -> str | None:
-    """Build the voice, take the floor, say the notice; None, or why it could not be said."""
+async def _say_notice(desk: Desk, meeting: HeldMeeting, settings: Settings) -> str | None:
+    """Build the voice (a conversation's renders its own lines ahead, 16.2), take the floor,
+    say the notice warmly, as a greeting is (3.4 step 5.7); None, or why it could not be
+    said."""
+    own_lines = settings.assistant.name if meeting.conversation is not None else None
     try:
-        meeting.voice = desk.voice_factory(voice_settings)
+        meeting.voice = desk.voice_factory(settings.voice, own_lines=own_lines)
     except Exception as error:
         return refusals.voice_not_set_up(str(error))
     kind = Kind.GREETING if meeting.conversation is not None else Kind.NOTICE
@@ -172,7 +171,7 @@ async def _say_notice(
             if refused is not None:
                 return refusals.notice_floor_unavailable(str(refused))
             spoke = True
-            said = await say(desk, meeting, meeting.notice, NOTICE_EMOTION, kind)
+            said = await say(desk, meeting, meeting.notice, GREETING_TONE, kind)
             if isinstance(said, Broken):
                 return said.reason
     finally:

@@ -189,7 +189,7 @@ def build_watcher(
     folder = beside_config(location)
     cache_root = str(voice_cache_root(environ))
 
-    def voice(settings: VoiceSettings) -> Voice:
+    def voice(settings: VoiceSettings, *, own_lines: str | None = None) -> Voice:
         return Voice(
             settings,
             no_play=no_play,
@@ -197,6 +197,7 @@ def build_watcher(
             config_dir=folder,
             cache_root=cache_root,
             environ=environ,
+            own_lines=own_lines,
         )
 
     watcher = Watcher(

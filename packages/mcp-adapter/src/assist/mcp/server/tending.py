@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 import anyio
 from assist.core import refusals
 from assist.core.ceilings import LISTENER_STOPPED
-from assist.core.conversation import goodbye_text
+from assist.core.conversation import FILLER_TONE, GOODBYE_TONE, goodbye_text
 from assist.mcp.logs import log
 from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.desk import Desk
@@ -25,8 +25,6 @@ from assist.mcp.server.saying import Kind, say
 
 TEND_S = 0.1
 """How often the conversation is looked after: fillers and ceilings land within 0.1 s."""
-GOODBYE_EMOTION = "warm"
-FILLER_EMOTION = "neutral"
 
 End = Callable[[HeldMeeting], Awaitable[None]]
 """End a conversation that is over by itself (its `why` set): the watch tells the next wait."""
@@ -71,12 +69,12 @@ async def _look_after(
     if over is not None:
         goodbye = goodbye_text(over.why)
         if goodbye is not None:
-            await _say_own(desk, meeting, goodbye, GOODBYE_EMOTION, Kind.GOODBYE)
+            await _say_own(desk, meeting, goodbye, GOODBYE_TONE, Kind.GOODBYE)
         await _end(meeting, conversation, over.why, None, end)
         return
     if filler is not None:
         try:
-            await _say_own(desk, meeting, filler.text, FILLER_EMOTION, Kind.FILLER)
+            await _say_own(desk, meeting, filler.text, FILLER_TONE, Kind.FILLER)
         finally:
             assert conversation.fillers is not None
             with conversation.lock:
