@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -14,19 +15,24 @@ FAKE_LISTENER = Path(__file__).parent / "listener_fakes" / "fake_listener.py"
 FAKE_SOUNDDEVICE = Path(__file__).parent / "voice_fakes" / "device"
 
 
-def test_talk_checks_the_microphone_listener_and_voice_then_says_how_to_start(
-    tmp_path: Path,
-) -> None:
-    place = Place(tmp_path)
-    place.configure()
+def talk_in_a_room(place: Place, tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """`assist talk` hearing the software room and playing into a FIFO: no device needed."""
     room = Room(tmp_path)
     try:
         env = place.environment(
             ASSIST_LISTEN_FROM=str(room.path), ASSIST_PLAY_INTO=str(tmp_path / "speaker.fifo")
         )
-        done = run_assist("talk", env)
+        return run_assist("talk", env)
     finally:
         room.close()
+
+
+def test_talk_checks_the_microphone_listener_and_voice_then_says_how_to_start(
+    tmp_path: Path,
+) -> None:
+    place = Place(tmp_path)
+    place.configure()
+    done = talk_in_a_room(place, tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith("microphone: stood in for by")
@@ -73,14 +79,7 @@ def test_without_portaudio_talk_names_the_library_for_the_microphone_and_the_spe
 def test_the_assistant_switched_off_is_named_as_why_talk_exits_1(tmp_path: Path) -> None:
     place = Place(tmp_path)
     place.configure(enabled=False)
-    room = Room(tmp_path)
-    try:
-        env = place.environment(
-            ASSIST_LISTEN_FROM=str(room.path), ASSIST_PLAY_INTO=str(tmp_path / "speaker.fifo")
-        )
-        done = run_assist("talk", env)
-    finally:
-        room.close()
+    done = talk_in_a_room(place, tmp_path)
     assert done.returncode == 1
     assert "assistant: switched off, so a conversation would be refused" in done.stdout
     assert done.stdout.splitlines()[-1].endswith("fix the assistant first (see above).")
