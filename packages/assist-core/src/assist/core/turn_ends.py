@@ -34,22 +34,14 @@ from assist.core.turns import (
     TurnEvent,
     TurnRules,
     TurnSegmenter,
+    _not_negative,
+    _positive,
 )
 
 TURN_PAUSE_MS = 200
 """A pause this long may be the end of a phrase: the pause between words is shorter."""
 ANSWER_WITHIN_MS = 150
 """A verdict later than this is not waited for: the silence rule takes over that pause."""
-
-
-def _positive(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if value <= 0:
-        raise ValueError(f"{attribute.name} must be positive, got {value}")
-
-
-def _not_negative(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
-    if value < 0:
-        raise ValueError(f"{attribute.name} must not be negative, got {value}")
 
 
 @attrs.frozen
