@@ -17,6 +17,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from assist.core.turn_ends import TURN_PAUSE_MS
+from assist.core.turns import END_SILENCE_MS
 from assist.mcp.store.sessions import SessionStore
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -67,6 +69,12 @@ def test_a_wav_file_becomes_a_finished_session_with_one_line_per_spoken_turn(
     assert meta["id"] == folder.name
     assert meta["name"] == "Weekly sync!"
     assert meta["model"] == "fake seconds"
+    # a recording with no reference of the assistant's voice ends turns on silence (16.1)
+    assert meta["turn"] == {
+        "model": "silence",
+        "pause_ms": TURN_PAUSE_MS,
+        "end_silence_ms": END_SILENCE_MS,
+    }
     assert meta["warnings"] == []
     assert (meta["mic_hz"], meta["channels"], meta["mic_channels"], meta["apps"]) == (
         16000,

@@ -41,6 +41,7 @@ from assist.core.json_values import json_kind, show
 from assist.core.recognisers import RECOGNISER_PACKAGES
 from assist.core.turn_ends import TURN_PAUSE_MS
 from assist.core.turn_models import SILENCE, TURN_MODEL_PACKAGES
+from assist.core.turns import END_SILENCE_MS
 
 U32_MAX = 2**32 - 1
 """The counts are unsigned 32-bit integers in Ambient's config; larger values would make
@@ -84,8 +85,6 @@ class VoiceSettings:
     fallback: str | None = None
 
 
-END_SILENCE_MS = 600
-"""The end-of-turn silence of `assist listen` in a meeting (behaviour.md 12.1)."""
 END_SILENCE_RANGE_MS = (100, 10_000)
 """`listen.end_silence_ms` bounds: under 100 ms every pause between words ends a turn; past
 10 s a turn would end only at the 15 s cut."""

@@ -303,6 +303,11 @@ def _record(plan: _Plan) -> int:
             device_hz=room.rate,
             call_hz=call.rate if call is not None else None,
             model=_model_name(plan.recogniser),
+            turn={
+                "model": plan.turn.model.name,
+                "pause_ms": plan.pause.turn_pause_ms,
+                "end_silence_ms": plan.rules.end_silence_ms,
+            },
             warnings=warnings,
         )
         for track in tracks:

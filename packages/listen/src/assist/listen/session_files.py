@@ -132,9 +132,11 @@ def write_session_json(
     device_hz: int,
     call_hz: int | None,
     model: str,
+    turn: dict[str, Any],
     warnings: list[str],
 ) -> None:
-    """The metadata of behaviour 1.3, written when capture ends. `duration_s` is the room
+    """The metadata of behaviour 1.3, written when capture ends; `turn` (ours, 12.2) says how
+    turns were ended, so a session's latency can be read against it. `duration_s` is the room
     track's length on the capture clock that `start_ms` and `end_ms` use (with `--fast` it is
     longer than the wall-clock time between `started_at` and `ended_at`). `mic_hz` is the room
     microphone's rate; `device_hz` the call device's, else the same."""
@@ -150,6 +152,7 @@ def write_session_json(
         "mic_channels": 1,
         "apps": [],
         "model": model,
+        "turn": turn,
         "warnings": warnings,
     }
     partial = folder / "session.json.part"
