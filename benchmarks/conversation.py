@@ -66,7 +66,14 @@ FILLER_S = 0.5
 
 class Conversation:
     def __init__(
-        self, root: Path, *, end_silence_ms: int, fillers: bool, voice: str, line_s: float = 4.0
+        self,
+        root: Path,
+        *,
+        end_silence_ms: int,
+        fillers: bool,
+        voice: str,
+        line_s: float = 4.0,
+        turn: str | None = None,
     ) -> None:
         self.root = root
         config = root / "config" / "config.json"
@@ -77,6 +84,8 @@ class Conversation:
             "voice": {"engine": engine},
             "conversation": {"end_silence_ms": end_silence_ms, "fillers": fillers},
         }
+        if turn is not None:
+            settings["listen"] = {"turn": turn}
         config.write_text(json.dumps(settings))
         self.room = Room(root)
         env = {
@@ -127,12 +136,15 @@ class Conversation:
         self.room.close()
 
 
-def reply_latency(phrases: Phrases, end_silence_ms: int, trials: int) -> dict[str, Any]:
+def reply_latency(
+    phrases: Phrases, end_silence_ms: int, trials: int, turn: str | None = None
+) -> dict[str, Any]:
     total: list[float] = []
     hearing: list[float] = []
+    voice: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
         talk = Conversation(
-            Path(folder), end_silence_ms=end_silence_ms, fillers=False, voice="piper"
+            Path(folder), end_silence_ms=end_silence_ms, fillers=False, voice="piper", turn=turn
         )
         try:
             for number in range(trials):
@@ -146,10 +158,35 @@ def reply_latency(phrases: Phrases, end_silence_ms: int, trials: int) -> dict[st
                 assert "said" in spoke
                 first_ms = next(e for e in reversed(talk.events()) if e["event"] == "spoke")
                 hearing.append((back - ended) * 1000)
+                voice.append(first_ms["first_audio_ms"] or 0)
                 total.append((back - ended) * 1000 + (first_ms["first_audio_ms"] or 0))
         finally:
             talk.close()
-    return {"end_silence_ms": end_silence_ms, "heard_ms": hearing, "first_sound_ms": total}
+    return {
+        "turn": turn or "auto",
+        "end_silence_ms": end_silence_ms,
+        "heard_ms": hearing,
+        "voice_first_audio_ms": voice,
+        "first_sound_ms": total,
+    }
+
+
+def turns_side_by_side(phrases: Phrases, trials: int, rounds: int) -> list[dict[str, Any]]:
+    """Reply latency with the turn model and with the silence rule, in alternating rounds so
+    that both see the same load: the end of phrase to the wait's return (turn end, recognition,
+    wake) and the voice's first audio, apart."""
+    configs = (("smart-turn", 1000), ("silence", 1000), ("silence", 600))
+    merged: dict[tuple[str, int], dict[str, Any]] = {}
+    for _ in range(rounds):
+        for turn, silence_ms in configs:
+            run = reply_latency(phrases, silence_ms, trials, turn)
+            into = merged.setdefault(
+                (turn, silence_ms),
+                {**run, "heard_ms": [], "first_sound_ms": [], "voice_first_audio_ms": []},
+            )
+            for key in ("heard_ms", "first_sound_ms", "voice_first_audio_ms"):
+                into[key].extend(run[key])
+    return list(merged.values())
 
 
 REQUEST = "Please open a task to check version one point eight."
@@ -315,7 +352,8 @@ def main() -> None:
     parser.add_argument("--echo", type=int, default=50)
     parser.add_argument("--turns", type=int, default=2)
     parser.add_argument("--cycle", type=int, default=3)
-    parser.add_argument("--only", choices=["cycle", "echo"], help="run one part only")
+    parser.add_argument("--only", choices=["cycle", "echo", "turns"], help="run one part only")
+    parser.add_argument("--rounds", type=int, default=2, help="alternating rounds for --only turns")
     parser.add_argument(
         "--gains", default="0.1", help="echo levels for --only echo, comma-separated (0.1 = -20 dB)"
     )
@@ -325,6 +363,21 @@ def main() -> None:
     if args.only == "echo":
         sweep = [false_barge_ins(phrases, args.echo, float(g)) for g in args.gains.split(",")]
         print(json.dumps(sweep, indent=2))
+        return
+    if args.only == "turns":
+        side = turns_side_by_side(phrases, args.latency, args.rounds)
+        (HERE / "conversation_turns.json").write_text(json.dumps(side, indent=2) + "\n")
+        print(
+            "| Turn model | End of turn limit | End of phrase → wait returns"
+            " | Voice's first audio | End of phrase → first sound |"
+        )
+        print("| --- | --- | --- | --- | --- |")
+        for run in side:
+            print(
+                f"| {run['turn']} | {run['end_silence_ms']} ms | {summary(run['heard_ms'])} ms"
+                f" | {summary(run['voice_first_audio_ms'])} ms"
+                f" | {summary(run['first_sound_ms'])} ms |"
+            )
         return
     if args.only == "cycle":
         cycle = full_cycle(phrases, args.cycle)

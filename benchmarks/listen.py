@@ -16,7 +16,10 @@ Piper's joe voice, 1.5 s apart, into one 16 kHz recording. Then, in one run:
 - **WER**: words recognised vs spoken over the whole meeting, clean (the real-time run above)
   and with white noise at 20 dB SNR (`--from FILE --fast`).
 
-    uv run python benchmarks/listen.py [--runs 1]
+    uv run python benchmarks/listen.py [--runs 1] [--turns smart-turn,silence]
+
+Each run measures every turn model of `--turns` (`assist listen --turn NAME`, 16.1) one after
+the other, so they are compared under the same load; the table has a column for each.
 
 Linux only (/proc). Prints a Markdown table and writes the figures as JSON to --out.
 """
@@ -24,6 +27,7 @@ Linux only (/proc). Prints a Markdown table and writes the figures as JSON to --
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import statistics
@@ -97,10 +101,10 @@ def descendants(pid: int) -> list[int]:
     return found
 
 
-def real_time_run(meeting: VoicedMeeting, root: Path) -> dict[str, Any]:
+def real_time_run(meeting: VoicedMeeting, root: Path, turn: str) -> dict[str, Any]:
     """Feed the meeting on stdin at real time; time each line; then the silent room."""
     process = subprocess.Popen(
-        [str(ASSIST), "listen", "--into", str(root), "--from", "-", "--quiet"],
+        [str(ASSIST), "listen", "--into", str(root), "--from", "-", "--quiet", "--turn", turn],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -160,15 +164,16 @@ def real_time_run(meeting: VoicedMeeting, root: Path) -> dict[str, Any]:
     }
 
 
-def noisy_run(meeting: VoicedMeeting, root: Path, work: Path) -> list[dict[str, Any]]:
+def noisy_run(meeting: VoicedMeeting, root: Path, work: Path, turn: str) -> list[dict[str, Any]]:
     path = work / "noisy.wav"
     with wave.open(str(path), "wb") as out:
         out.setnchannels(1)
         out.setsampwidth(2)
         out.setframerate(meeting.rate)
         out.writeframes(pcm16(with_noise(meeting.samples, SNR_DB)))
+    command = [str(ASSIST), "listen", "--into", str(root), "--from", str(path), "--fast"]
     result = subprocess.run(
-        [str(ASSIST), "listen", "--into", str(root), "--from", str(path), "--fast", "--quiet"],
+        [*command, "--quiet", "--turn", turn],
         capture_output=True,
         text=True,
         timeout=600,
@@ -210,19 +215,22 @@ def main() -> None:
     arguments = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     arguments.add_argument("--runs", type=int, default=1)
     arguments.add_argument("--out", type=Path, default=Path(__file__).with_name("out"))
+    arguments.add_argument("--turns", default="smart-turn,silence", help="turn models to compare")
     options = arguments.parse_args()
+    turns = options.turns.split(",")
     meeting = voice_meeting(sample_texts())
     spoken = meeting.text
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
-        for run in range(options.runs):
-            live = real_time_run(meeting, work / f"live-{run}")
-            noisy = noisy_run(meeting, work / f"noisy-{run}", work)
+        for run, turn in itertools.product(range(options.runs), turns):
+            live = real_time_run(meeting, work / f"live-{run}-{turn}", turn)
+            noisy = noisy_run(meeting, work / f"noisy-{run}-{turn}", work, turn)
             times = recognition_times(live["folder"], live["lines"])
             factors = [spent / audio for spent, audio in times]
             results.append(
                 {
+                    "turn": turn,
                     "load_average": os.getloadavg()[0],
                     "lines_spoken": len(meeting.lines),
                     "lines_written": len(live["lines"]),
@@ -242,35 +250,36 @@ def main() -> None:
     options.out.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%S")
     (options.out / f"listen-{stamp}.json").write_text(json.dumps(results, indent=2) + "\n")
-    print(table(results))
+    print(table(results, turns))
     loads = ", ".join(f"{result['load_average']:.1f}" for result in results)
     print(f"\nLoad average (1 min) at the end of each run: {loads} on {os.cpu_count()} cores")
 
 
-def table(results: list[dict[str, Any]]) -> str:
-    def median(key: str) -> float:
-        return statistics.median(result[key] for result in results)
+def table(results: list[dict[str, Any]], turns: list[str]) -> str:
+    """One column per turn model: the medians of its runs."""
+
+    def median(key: str, shown: str, scale: float = 1) -> list[str]:
+        return [
+            shown.format(scale * statistics.median(r[key] for r in results if r["turn"] == turn))
+            for turn in turns
+        ]
 
     rows = [
-        ("End of speech to line, p50", f"{median('p50_s'):.2f} s", "<= 1.0 s", "~10 s blocks"),
-        ("End of speech to line, p95", f"{median('p95_s'):.2f} s", "<= 1.5 s", "~10 s blocks"),
-        ("Recogniser RTF per turn, median", f"{median('rtf_median'):.3f}", "", ""),
-        ("Recogniser time per turn, median", f"{median('recognise_s_median'):.2f} s", "", ""),
-        ("Recogniser RTF per turn, worst", f"{median('rtf_max'):.3f}", "", ""),
-        ("Listener peak RSS", f"{median('rss_mb'):.0f} MB", "<= 400 MB", "~1 GiB live"),
-        ("CPU, silent room", f"{median('silent_cpu_percent'):.1f} % of a core", "<= 5 %", ""),
-        ("WER, clean", f"{100 * median('wer_clean'):.1f} %", "", ""),
-        (f"WER, {SNR_DB:.0f} dB SNR", f"{100 * median('wer_20db'):.1f} %", "", ""),
-        (
-            "Lines written / spoken",
-            f"{median('lines_written'):.0f} / {results[0]['lines_spoken']}",
-            "",
-            "",
-        ),
+        ("End of speech to line, p50", median("p50_s", "{:.2f} s"), "<= 0.5 s", "~10 s blocks"),
+        ("End of speech to line, p95", median("p95_s", "{:.2f} s"), "", "~10 s blocks"),
+        ("Recogniser RTF per turn, median", median("rtf_median", "{:.3f}"), "", ""),
+        ("Recogniser time per turn, median", median("recognise_s_median", "{:.2f} s"), "", ""),
+        ("Recogniser RTF per turn, worst", median("rtf_max", "{:.3f}"), "", ""),
+        ("Listener peak RSS", median("rss_mb", "{:.0f} MB"), "<= 400 MB", "~1 GiB live"),
+        ("CPU, silent room", median("silent_cpu_percent", "{:.1f} %"), "<= 5 %", ""),
+        ("WER, clean", median("wer_clean", "{:.1f} %", 100), "", ""),
+        (f"WER, {SNR_DB:.0f} dB SNR", median("wer_20db", "{:.1f} %", 100), "", ""),
+        ("Lines written", median("lines_written", "{:.0f}"), str(results[0]["lines_spoken"]), ""),
     ]
-    out = ["| Figure | assist listen (whisper tiny.en) | Goal | Ambient's recorder |"]
-    out.append("| --- | --- | --- | --- |")
-    out += [f"| {a} | {b} | {c} | {d} |" for a, b, c, d in rows]
+    out = ["| Figure | " + " | ".join(f"`--turn {turn}`" for turn in turns)]
+    out[0] += " | Goal | Ambient's recorder |"
+    out.append("| --- " * (len(turns) + 3) + "|")
+    out += [f"| {name} | {' | '.join(cells)} | {goal} | {ref} |" for name, cells, goal, ref in rows]
     return "\n".join(out)
 
 
