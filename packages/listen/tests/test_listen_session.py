@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from assist.mcp.store.sessions import SessionStore
+from assist.app.store.sessions import SessionStore
 
 sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import (

@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 import pytest
+from assist.app.store.config import ConfigFile, config_command
 from assist.core.settings import SettingError, Settings
-from assist.mcp.store.config import ConfigFile, config_command
 
 INSTALLED = ("espeak", "kokoro", "toy")
 """The engine names the installed plugins register, as the shell passes them in."""

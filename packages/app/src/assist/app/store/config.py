@@ -26,8 +26,13 @@ from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from assist.app.engines import installed_engines, load_plugins
+from assist.app.logs import log
+from assist.app.store.paths import ConfigLocation, config_path, sessions_root
+from assist.app.store.sessions import SessionStore
 from assist.app.turn_models import installed_turn_models
 from assist.core import json_text
+from assist.core.recognisers import RECOGNISERS
 from assist.core.settings import (
     SettingError,
     Settings,
@@ -37,11 +42,6 @@ from assist.core.settings import (
     sessions_dir_live_refusal,
     set_key,
 )
-from assist.mcp.logs import log
-from assist.mcp.speech.engine_choice import engine_names
-from assist.mcp.speech.recogniser_choice import recogniser_names
-from assist.mcp.store.paths import ConfigLocation, config_path, sessions_root
-from assist.mcp.store.sessions import SessionStore
 
 SESSIONS_DIR_KEY = "sessions_dir"
 """The one key refused while a recording is live: moving the root mid-meeting loses it."""
@@ -96,8 +96,8 @@ class ConfigFile:
         installed here register (their allow and block variables from `environ` apply)."""
         return cls(
             location.path,
-            engines=engine_names(environ),
-            recognisers=recogniser_names(environ),
+            engines=sorted(installed_engines(environ).specs),
+            recognisers=sorted(load_plugins(RECOGNISERS, environ).specs),
             turn_models=sorted(installed_turn_models(environ).specs),
             ambient=location.ambient,
         )
