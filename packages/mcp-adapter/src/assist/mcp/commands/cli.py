@@ -100,7 +100,7 @@ def mcp_command(argv: list[str]) -> int:
 
 def config_command(argv: list[str]) -> int:
     """`assist config [KEY VALUE]`: show the settings in use, or set one key."""
-    from assist.app.store.config import config_command as run
+    from assist.mcp.commands.config import config_command as run
 
     return run(argv)
 
