@@ -245,41 +245,48 @@ def copy(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.parametrize(
     ("planted", "source", "problem"),
     [
-        (
+        pytest.param(
             "listen/src/assist/listen/meeting.py",
             "from assist.mcp.replay.meeting_files import load_meeting\n",
             "assist-listen imports assist.mcp (assist-mcp), which its row",
+            id="the recorder importing the shell",
         ),
-        (
+        pytest.param(
             "listen/src/assist/listen/voice.py",
             "def voice():\n    from assist.voice.piper.engine import load_voice\n",
             "assist-listen imports assist.voice.piper (assist-voice-piper)",
+            id="the recorder importing an engine lazily",
         ),
-        (
+        pytest.param(
             "app/src/assist/app/store/shell.py",
             "import assist.mcp.server.wire\n",
             "assist-app imports assist.mcp (assist-mcp)",
+            id="assist.app importing the shell",
         ),
-        (
+        pytest.param(
             "mcp-adapter/src/assist/mcp/server/recorder.py",
             "from assist.listen.command import listen_command\n",
             "assist-mcp imports assist.listen in assist.mcp.server.recorder; only "
             "assist.mcp.commands.cli, assist.mcp.commands.talk may",
+            id="the server importing the recorder outside the dispatch",
         ),
-        (
+        pytest.param(
             "mcp-adapter/src/assist/mcp/demo/rooms/listened.py",
             "import importlib\nimportlib.import_module('assist.listen.vad')\n",
             "assist-mcp imports assist.listen in assist.mcp.demo.rooms.listened",
+            id="the demo importing the recorder by name",
         ),
-        (
+        pytest.param(
             "assist-core/src/assist/core/stored.py",
             "from ..app.store import paths\n",
             "assist-core imports assist.app (assist-app)",
+            id="the core importing assist.app relatively",
         ),
-        (
+        pytest.param(
             "voice-piper/src/assist/voice/piper/typo.py",
             "from assist.voices import x\n",
             "assist.voices: no distribution in packages/ provides it",
+            id="an engine importing a package that does not exist",
         ),
     ],
 )
