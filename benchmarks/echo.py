@@ -136,7 +136,7 @@ DELAYS_S = (0.0, 0.04, 0.12, -0.1)
 def software(voice: Any) -> dict[str, Any]:
     from assist.listen.echo_canceller import EchoCanceller
     from assist.listen.echo_filters import Aec3Filter, SpeexFilter
-    from assist.listen.room import pitched
+    from assist.mcp.demo.rooms.room import pitched
     from echo_mix import room_impulse
 
     line = voice.say(LINE)
@@ -533,7 +533,7 @@ def main() -> None:
     parser.add_argument("--interruptions", type=int, default=10)
     parser.add_argument("--only", choices=("software", "pulseaudio", "room", "interruption"))
     args = parser.parse_args()
-    from assist.listen.voiced import Voice
+    from assist.mcp.demo.rooms.voiced import Voice
 
     voice = Voice()
     results: dict[str, Any] = {

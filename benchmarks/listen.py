@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 from assist.core.words import word_error_rate
-from assist.listen.voiced import VoicedMeeting, pcm16, voice_meeting, with_noise
+from assist.mcp.demo.rooms.voiced import VoicedMeeting, pcm16, voice_meeting, with_noise
 
 ASSIST = Path(sys.executable).parent / "assist"
 SAMPLE = (

@@ -213,11 +213,11 @@ def wake_latency(trials: int) -> dict[str, Any]:
 
 def poll_cost(sizes: list[int], idle_s: float) -> dict[str, Any]:
     """Per-poll disk work in process, and server CPU per second of an open, quiet wait."""
+    from assist.app.store.config import ConfigFile
+    from assist.app.store.meeting_log_file import MeetingLogFile
+    from assist.app.store.sessions import SessionStore
+    from assist.app.store.transcript import TranscriptReader
     from assist.core.meeting_log import tally
-    from assist.mcp.store.config import ConfigFile
-    from assist.mcp.store.meeting_log_file import MeetingLogFile
-    from assist.mcp.store.sessions import SessionStore
-    from assist.mcp.store.transcript import TranscriptReader
 
     results: dict[str, Any] = {}
     for size in sizes:

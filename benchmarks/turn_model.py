@@ -17,7 +17,7 @@ import threading
 import time
 
 import numpy as np
-from assist.listen.voiced import Voice
+from assist.mcp.demo.rooms.voiced import Voice
 from assist.turn.smart.model import SmartTurn
 
 COMPLETE = (

@@ -36,7 +36,7 @@ from typing import Any
 
 import attrs
 import numpy as np
-from assist.listen.voiced import Voice, pcm16
+from assist.mcp.demo.rooms.voiced import Voice, pcm16
 
 ASSIST = Path(sys.executable).parent / "assist"
 RATE_HZ = 16_000

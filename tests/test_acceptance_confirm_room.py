@@ -132,7 +132,7 @@ async def until(check: Any, timeout: float = STEP_S) -> Any:
 async def test_the_questions_own_voice_heard_back_through_the_room_never_answers_it(
     tmp_path: Path,
 ) -> None:
-    from assist.listen.voiced import Voice
+    from assist.mcp.demo.rooms.voiced import Voice
 
     place = Place(tmp_path)
     place.configure(cooldown_s=0, engine="piper")

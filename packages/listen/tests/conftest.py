@@ -4,24 +4,16 @@ conftest's, shared with the adapter's tests)."""
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from assist.listen.voiced import VoicedMeeting, voice_meeting
+from assist.mcp.demo.rooms.voiced import VoicedMeeting, voice_meeting
 
 sys.path.insert(0, str(Path(__file__).parent))
-from listen_harness import MEETING, RUNNING, write_wav
+from listen_harness import MEETING, no_listener_outlives_its_test, write_wav
 
-
-@pytest.fixture(autouse=True)
-def no_listener_outlives_its_test() -> Iterator[None]:
-    yield
-    while RUNNING:
-        process = RUNNING.pop()
-        if process.poll() is None:
-            process.kill()
-            process.wait(timeout=30)
+__all__ = ["no_listener_outlives_its_test"]
+"""An autouse fixture: every test here gets it."""
 
 
 @pytest.fixture(scope="session")

@@ -12,10 +12,12 @@ import subprocess
 import sys
 import time
 import wave
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from assist.listen.voiced import pcm16
+import pytest
+from assist.mcp.demo.rooms.voiced import pcm16
 
 HERE = Path(__file__).parent
 REPO = HERE.parents[2]
@@ -59,7 +61,19 @@ def listen_env(tmp_path: Path, **extra: str) -> dict[str, str]:
 
 
 RUNNING: list[subprocess.Popen[bytes]] = []
-"""Every listener started, so a failed test's listener is killed (conftest) and never lingers."""
+"""Every listener started, so a failed test's listener is killed and never lingers."""
+
+
+@pytest.fixture(autouse=True)
+def no_listener_outlives_its_test() -> Iterator[None]:
+    """Kill every listener a test left running (the conftest, and a test file that imports
+    this harness from another package, import this fixture)."""
+    yield
+    while RUNNING:
+        process = RUNNING.pop()
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
 
 
 class Listener:

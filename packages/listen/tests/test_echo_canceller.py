@@ -18,7 +18,7 @@ from assist.listen.capture_clock import FIXED_AFTER_S, CaptureClock
 from assist.listen.echo_canceller import EchoCanceller
 from assist.listen.echo_filters import AEC3_CHUNK, Aec3Filter, Filter, SpeexFilter, load_filter
 from assist.listen.echo_ring import ReferenceRing, ReferenceSocket
-from assist.listen.room import pitched
+from assist.mcp.demo.rooms.room import pitched
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -129,7 +129,7 @@ def test_with_nothing_played_the_canceller_leaves_frames_untouched() -> None:
 
 @pytest.fixture(scope="module")
 def speech() -> tuple[np.ndarray, np.ndarray]:
-    from assist.listen.voiced import Voice
+    from assist.mcp.demo.rooms.voiced import Voice
 
     voice = Voice()
     try:

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from assist.app.store.sessions import SessionStore
 from assist.core.turn_ends import TURN_PAUSE_MS
 from assist.core.turns import END_SILENCE_MS
-from assist.mcp.store.sessions import SessionStore
 
 sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import (

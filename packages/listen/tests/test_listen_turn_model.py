@@ -26,7 +26,7 @@ MID_THOUGHT_S = 0.5
 def recording(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tuple[float, float]]]:
     """A WAV of the hesitant phrase, then the finished one 1.5 s later, and where each of the
     three pieces of speech lies, in seconds."""
-    from assist.listen.voiced import Voice
+    from assist.mcp.demo.rooms.voiced import Voice
 
     voice = Voice()
     try:

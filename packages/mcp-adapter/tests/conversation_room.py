@@ -90,7 +90,7 @@ class Phrases:
     """Piper's joe voice, loaded once, each phrase said once."""
 
     def __init__(self) -> None:
-        from assist.listen.voiced import Voice
+        from assist.mcp.demo.rooms.voiced import Voice
 
         self._voice = Voice()
         self._said: dict[str, np.ndarray] = {}

@@ -21,14 +21,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from assist.app.store.config import ConfigFile
+from assist.app.store.heartbeat import Heartbeat, read_heartbeat
+from assist.app.store.lock import LockBusy, SpeakingLock
+from assist.app.store.meeting_log_file import MeetingLogFile
+from assist.app.store.sessions import SessionStore
+from assist.app.store.transcript import TranscriptReader
 from assist.core import protocol
 from assist.core.meeting_log import joined, tally
-from assist.mcp.store.config import ConfigFile
-from assist.mcp.store.heartbeat import Heartbeat, read_heartbeat
-from assist.mcp.store.lock import LockBusy, SpeakingLock
-from assist.mcp.store.meeting_log_file import MeetingLogFile
-from assist.mcp.store.sessions import SessionStore
-from assist.mcp.store.transcript import TranscriptReader
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

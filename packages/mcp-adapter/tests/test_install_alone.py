@@ -17,8 +17,9 @@ SHELL = PACKAGES / "mcp-adapter" / "src" / "assist" / "mcp"
 AUDIO_LIBRARIES = {"numpy", "sounddevice", "soundfile"}
 APP = PACKAGES / "app" / "src" / "assist" / "app"
 PACKAGE_FOLDERS = [str(PACKAGES / name) for name in ("assist-core", "app", "mcp-adapter")]
-HELPER_ONLY = "voice"
-"""The subpackage that runs only in the helper process, with the `voice` extra."""
+NEED_AN_EXTRA = {("voice",), ("demo", "rooms")}
+"""The subpackages that run only with an extra: the helper process (`voice`) and the demo's
+rooms (`demo`)."""
 
 
 @pytest.fixture(scope="module")
@@ -62,10 +63,16 @@ def test_no_module_but_the_helpers_nor_any_of_assist_app_imports_numpy(alone: Pa
     modules = sorted(
         "assist.mcp." + ".".join(path.relative_to(SHELL).with_suffix("").parts)
         for path in SHELL.rglob("*.py")
-        if path.relative_to(SHELL).parts[0] != HELPER_ONLY and path.name != "__main__.py"
+        if not any(path.relative_to(SHELL).parts[: len(part)] == part for part in NEED_AN_EXTRA)
+        and path.name != "__main__.py"
     )
     assert "assist.mcp.server.server" in modules and "assist.mcp.replay.audio" in modules
-    modules += sorted(f"assist.app.{path.stem}" for path in APP.glob("*.py"))
+    assert "assist.mcp.demo.command" in modules and "assist.mcp.demo.rooms.air" not in modules
+    modules += sorted(
+        "assist.app." + ".".join(path.relative_to(APP).with_suffix("").parts)
+        for path in APP.rglob("*.py")
+    )
+    assert "assist.app.store.sessions" in modules
     check = (
         "import importlib, json, sys\n"
         f"for name in {modules!r}:\n"

@@ -12,7 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from assist.mcp.logs import SHELL, StderrHandler, attach, level_from
+from assist.app.logs import SHELL, StderrHandler, attach, level_from
 
 BIN = Path(sys.executable).parent
 INITIALIZE = {

@@ -15,10 +15,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from assist.app.store.sessions import SessionStore
 from assist.core.lines import encode_raw_line
 from assist.core.meeting_log import encode_event, joined, speaking, spoke
 from assist.mcp.replay.meeting_files import load_meeting
-from assist.mcp.store.sessions import SessionStore
 
 REPLAY = [str(Path(sys.executable).parent / "assist"), "replay"]
 

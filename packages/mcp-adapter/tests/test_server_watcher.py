@@ -22,6 +22,9 @@ from typing import Any
 
 import anyio
 import pytest
+from assist.app.store.config import ConfigFile
+from assist.app.store.heartbeat import LAPSE_S
+from assist.app.store.sessions import SessionStore
 from assist.core import meeting_log
 from assist.core.batcher import Pacing
 from assist.core.consent import LeaveReason, notice_text
@@ -31,9 +34,6 @@ from assist.mcp.server import joining
 from assist.mcp.server.held_meeting import HeldMeeting
 from assist.mcp.server.watch import Watcher
 from assist.mcp.speech.supervisor import SayResult, VoiceFailure
-from assist.mcp.store.config import ConfigFile
-from assist.mcp.store.heartbeat import LAPSE_S
-from assist.mcp.store.sessions import SessionStore
 
 sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import LiveMeeting, Place

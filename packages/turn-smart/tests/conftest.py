@@ -17,7 +17,7 @@ Say = Callable[[str], np.ndarray]
 def say() -> Iterator[Say]:
     """A phrase as float32 16 kHz, with 200 ms of silence before it (the pre-roll) and the
     short pause after it."""
-    from assist.listen.voiced import Voice
+    from assist.mcp.demo.rooms.voiced import Voice
 
     voice = Voice()
     silence = np.zeros(int(PAUSE_S * 16_000), np.float32)

@@ -9,6 +9,9 @@ The package README shows each in a runnable example.
 For engine and recogniser packages: `assist.app.libraries` (a spec's `check`: its libraries,
 found without importing them), `assist.app.download` (a pinned file fetched safely) and
 `assist.app.turn_audio` (the samples of one turn, as a recogniser takes them).
+
+For the recorder and the shell, what both need: `assist.app.store` (the files shared with other
+processes), `assist.app.logs` and `assist.app.stop_signals`.
 """
 
 from __future__ import annotations

@@ -126,6 +126,8 @@ class _Plan:
 
 
 def _plan(args: argparse.Namespace) -> _Plan:
+    from assist.app.store.config import ConfigFile
+    from assist.app.store.paths import config_path, sessions_root
     from assist.app.turn_models import installed_turn_models, load_turn_model
     from assist.core.settings import END_SILENCE_RANGE_MS
     from assist.core.turn_ends import PauseRules
@@ -133,8 +135,6 @@ def _plan(args: argparse.Namespace) -> _Plan:
     from assist.listen.devices import DeviceError, find_device
     from assist.listen.recognisers import RecogniserError, build_recogniser
     from assist.listen.sources import CaptureError, DeviceSource, StdinSource, WavSource
-    from assist.mcp.store.config import ConfigFile
-    from assist.mcp.store.paths import config_path, sessions_root
 
     location = config_path(os.environ)
     settings = ConfigFile.at(location, os.environ).load()
@@ -200,6 +200,8 @@ def turn_choice(configured: str | None, plan: _Plan) -> str | None:
 
 
 def _record(plan: _Plan) -> int:
+    from assist.app.stop_signals import stop_on_signals
+    from assist.app.store.new_session import create_session
     from assist.listen.echo_canceller import EchoCanceller
     from assist.listen.echo_filters import load_filter
     from assist.listen.onsets import Signals
@@ -207,8 +209,6 @@ def _record(plan: _Plan) -> int:
     from assist.listen.session_files import RATE_HZ, RawJsonl, TrackFiles, write_session_json
     from assist.listen.track import Track
     from assist.listen.view import ended, make_view
-    from assist.mcp.stop_signals import stop_on_signals
-    from assist.mcp.store.new_session import create_session
 
     stop = threading.Event()
     stop_on_signals(stop, ENDING_SIGNALS)

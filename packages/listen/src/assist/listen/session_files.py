@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from assist.app.store.native_wav import GrowingWav
 from assist.core.files import AUDIO_FOLDER, RAW_FILE, SESSION_FILE
 from assist.core.lines import RawLine, encode_raw_line
-from assist.mcp.replay.native_wav import GrowingWav
 
 RATE_HZ = 16_000
 """The rate of the spool and of `<track>.wav`: the recogniser's."""

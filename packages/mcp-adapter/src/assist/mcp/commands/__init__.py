@@ -1,2 +1,2 @@
 """The `assist` command line: the entry point and the subcommands that are not a subsystem of
-their own (`doctor`, `say`, `engines`)."""
+their own (`config`, `doctor`, `say`, `engines`)."""

@@ -43,13 +43,13 @@ def engines_command(_args: argparse.Namespace) -> int:
     their packages and whether each can load here, each under its heading as `assist doctor`
     shows them."""
     from assist.app.engines import load_plugins
+    from assist.app.store.paths import voice_cache_root
     from assist.app.turn_models import installed_turn_models
     from assist.core.engines import VOICES, VoiceOptions
     from assist.core.recognisers import RecogniserOptions
     from assist.mcp.speech.engine_choice import VOICES_HEADING, describe_engines
     from assist.mcp.speech.recogniser_choice import INDENT, describe_recognisers, recognisers
     from assist.mcp.speech.turn_model_choice import describe_turn_models
-    from assist.mcp.store.paths import voice_cache_root
 
     options = VoiceOptions(cache_root=str(voice_cache_root(os.environ)))
     print(VOICES_HEADING)
@@ -100,7 +100,7 @@ def mcp_command(argv: list[str]) -> int:
 
 def config_command(argv: list[str]) -> int:
     """`assist config [KEY VALUE]`: show the settings in use, or set one key."""
-    from assist.mcp.store.config import config_command as run
+    from assist.mcp.commands.config import config_command as run
 
     return run(argv)
 

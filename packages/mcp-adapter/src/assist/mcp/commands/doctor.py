@@ -28,6 +28,10 @@ from pathlib import Path
 
 from assist.app.audio import check_audio
 from assist.app.engines import MEMORY_TABLE_PLATFORM, choose_here, ready_offline, total_memory
+from assist.app.logs import log
+from assist.app.store.heartbeat import read_heartbeat
+from assist.app.store.paths import sessions_root
+from assist.app.store.pids import fits_pid, is_alive
 from assist.app.turn_models import installed_turn_models
 from assist.core import json_text, refusals
 from assist.core.engines import ALLOW_VARIABLE, BLOCK_VARIABLE, VoiceOptions
@@ -36,7 +40,6 @@ from assist.core.recognisers import RecogniserOptions
 from assist.core.settings import describe
 from assist.core.tones import NEUTRAL
 from assist.mcp.commands.terminal_voice import Machine
-from assist.mcp.logs import log
 from assist.mcp.process_exit import INTERRUPTED
 from assist.mcp.speech.engine_choice import VOICES_HEADING, describe_engines
 from assist.mcp.speech.helper_command import (
@@ -49,9 +52,6 @@ from assist.mcp.speech.helper_command import (
 from assist.mcp.speech.recogniser_choice import describe_recognisers, recognisers
 from assist.mcp.speech.supervisor import READY_WITHIN_VARIABLE, VoiceFailure, ready_limit
 from assist.mcp.speech.turn_model_choice import describe_turn_models
-from assist.mcp.store.heartbeat import read_heartbeat
-from assist.mcp.store.paths import sessions_root
-from assist.mcp.store.pids import fits_pid, is_alive
 
 PREPARE_LINE = "Hello, the voice is ready."
 """What `--prepare` says: short, so the check is quick, yet a whole sentence, so every stage of

@@ -27,6 +27,8 @@ from pathlib import Path
 
 import attrs
 from assist.app.audio import check_audio
+from assist.app.logs import log
+from assist.app.store.lock import LockBusy, SpeakingLock
 from assist.core import refusals
 from assist.core.engines import ENGINE_PACKAGES
 from assist.core.files import LOCK_WAIT_S, REPLY_GLOB
@@ -34,11 +36,9 @@ from assist.core.settings import VoiceSettings, engine_voice
 from assist.core.speech import MAX_SPEECH_CHARS
 from assist.core.tones import NEUTRAL, TONES
 from assist.mcp.commands.terminal_voice import Machine
-from assist.mcp.logs import log
 from assist.mcp.process_exit import INTERRUPTED
 from assist.mcp.speech.helper_command import plan_engines
 from assist.mcp.speech.supervisor import VoiceFailure
-from assist.mcp.store.lock import LockBusy, SpeakingLock
 
 PROGRAM = "assist say"
 

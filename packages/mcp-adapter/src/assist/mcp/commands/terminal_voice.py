@@ -13,12 +13,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from assist.app.engines import load_plugins
+from assist.app.store.config import ConfigFile
+from assist.app.store.paths import ConfigLocation, config_path, voice_cache_root
 from assist.core.engines import VOICES, EngineSpec
 from assist.core.plugins import Registry
 from assist.core.settings import Settings, VoiceChoices
 from assist.mcp.speech.supervisor import Voice
-from assist.mcp.store.config import ConfigFile
-from assist.mcp.store.paths import ConfigLocation, config_path, voice_cache_root
 
 
 class Machine:

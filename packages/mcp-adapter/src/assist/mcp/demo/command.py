@@ -1,7 +1,7 @@
 """`assist demo`: a whole meeting, end to end on real parts, with no account and no download.
 
 One command runs the sample meeting (`run.run_meeting`: spoken into a room that `assist
-listen` hears, `assist.listen.air`, or with `--text` the transcript replayed with echoes;
+listen` hears, `assist.mcp.demo.rooms.air`, or with `--text` the transcript replayed with echoes;
 `assist mcp`, an agent over the official MCP client, a real offline voice) and sums up what
 happened (`summary`). The default agent is a scripted stand-in for the user's model (`policy`,
 `agent`); `--agent mute` or `--agent chatty` runs a baseline instead, and any other value is
@@ -263,7 +263,7 @@ def air_problem(room: str) -> str | None:
     if importlib.util.find_spec("assist.voice.piper") is None:
         return "the meeting's people are voiced by Piper: pip install 'assist-core[piper]'"
     if room == "pulse":
-        from assist.listen.rooms import pulse_problem
+        from assist.mcp.demo.rooms.live import pulse_problem
 
         problem = pulse_problem(dict(os.environ))
         if problem is not None:

@@ -2,11 +2,11 @@
 
 A run sets up a throwaway sessions root and config (assistant on), replays the meeting into it
 with the echo feeder (`assist replay --echo --after-join --events`), or, with a `room`, speaks
-it into that room for `assist listen` to record (`python -m assist.listen.air --events`, whose
-events are the replay's and more), starts `assist mcp` as a
-subprocess and lets an agent drive it: one of the built-in agents (`agent.BUILT_IN_AGENTS`: the
-scripted stand-in and the two baselines) through the official MCP client, or an external
-command given an MCP config for the server. Speech is rendered offline by the chosen engine
+it into that room for `assist listen` to record (`python -m assist.mcp.demo.rooms.air
+--events`, whose events are the replay's and more), starts `assist mcp` as a subprocess and
+lets an agent drive it: one of the built-in agents (`agent.BUILT_IN_AGENTS`: the scripted
+stand-in and the two baselines) through the official MCP client, or an external command given
+an MCP config for the server. Speech is rendered offline by the chosen engine
 and every line is saved as a WAV. It hands back what happened (`Run`): the replay's events,
 the session folder (its `assistant.jsonl`), what a built-in agent saw and did, peak memory.
 
@@ -153,7 +153,7 @@ class Plan:
             return [
                 sys.executable,
                 "-m",
-                "assist.listen.air",
+                "assist.mcp.demo.rooms.air",
                 self.meeting_spec,
                 "--into",
                 str(self.sessions),

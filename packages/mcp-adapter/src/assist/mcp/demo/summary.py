@@ -18,8 +18,8 @@ Times are wall-clock seconds, measured, never scaled by `--speed`:
   the moment the last line before that remark was written (the room has been quiet since) to
   its first sound.
 
-Through the air (`assist.listen.air`) a `line` is the moment its speech ended in the room, not
-when a recorder wrote it, so both figures above run from the end of speech and include the
+Through the air (`assist.mcp.demo.rooms.air`) a `line` is the moment its speech ended in the
+room, not when a recorder wrote it, so both figures above run from the end of speech and include the
 listener's time; `through_the_air` adds the listener's own figures: words recognised against
 words spoken (WER), end of speech to line written, the assistant's lines heard back.
 """

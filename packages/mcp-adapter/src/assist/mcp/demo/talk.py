@@ -85,7 +85,7 @@ class Story:
 
 async def run_talk(plan: TalkPlan, progress: Progress) -> dict[str, Any]:
     """Run the story; its steps and the fields the summary shows."""
-    from assist.listen.voiced import Voice
+    from assist.mcp.demo.rooms.voiced import Voice
     from assist.mcp.demo.talk_room import TalkRoom
 
     sessions = plan.workdir / "sessions"

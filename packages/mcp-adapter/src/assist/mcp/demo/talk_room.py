@@ -1,7 +1,7 @@
 """The room of `assist demo --talk`: the user's voice and the assistant's echo, mixed in software.
 
 Two FIFOs join it to the server. The listener hears `microphone.fifo` (`ASSIST_LISTEN_FROM`),
-fed by a `assist.listen.rooms.MixedRoom` pumped on a thread. The voice helper plays into
+fed by a `assist.mcp.demo.rooms.live.MixedRoom` pumped on a thread. The voice helper plays into
 `speaker.fifo` (`ASSIST_PLAY_INTO`) at real time; the same thread reads it and mixes what
 actually played, a cut line included, back in at `ECHO_GAIN`, as a loudspeaker a metre from
 the microphone would. Both FIFOs are held open for reading and writing, so neither side ever
@@ -43,7 +43,7 @@ class TalkRoom:
 
     def __init__(self, folder: Path) -> None:
         from assist.app.pipes import PipeWriter
-        from assist.listen.rooms import MixedRoom
+        from assist.mcp.demo.rooms.live import MixedRoom
 
         self.microphone = folder / "microphone.fifo"
         self.speaker = folder / "speaker.fifo"

@@ -13,8 +13,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from assist.app.engines import load_plugins, ready_offline
+from assist.app.store.paths import voice_cache_root
 from assist.core.engines import VOICES, VoiceOptions
-from assist.mcp.store.paths import voice_cache_root
 
 PREFERENCE: tuple[str, ...] = ("piper", "kokoro", "supertonic3", "qwen3-tts", "espeak")
 """Fast and natural with a bundled voice first; the robotic last resort last."""

@@ -15,10 +15,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from assist.app.stop_signals import stop_on_signals
 from assist.mcp.replay.echo_feeder import MODES
 from assist.mcp.replay.meeting_files import BUILT_IN, MeetingError, load_meeting
 from assist.mcp.replay.replay import Replay
-from assist.mcp.stop_signals import stop_on_signals
 
 
 def parser() -> argparse.ArgumentParser:

@@ -29,13 +29,13 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from assist.app.store.native_wav import RATE_HZ, GrowingWav
+from assist.app.store.new_session import create_session
 from assist.core.files import AUDIO_FOLDER, LOG_FILE, RAW_FILE, REPLY_GLOB, ROOM_WAV, SESSION_FILE
 from assist.core.lines import RawLine, encode_raw_line, line_view
 from assist.core.meeting_log import read_events
 from assist.mcp.replay.echo_feeder import ECHO_DELAY_S, Echo, EchoFeeder
 from assist.mcp.replay.meeting_files import Meeting
-from assist.mcp.replay.native_wav import RATE_HZ, GrowingWav
-from assist.mcp.store.new_session import create_session
 
 TICK_S = 0.2
 """The recorder's capture tick: the room WAV grows this often (behaviour 1.6)."""

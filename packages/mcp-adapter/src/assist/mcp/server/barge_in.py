@@ -31,14 +31,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
+from assist.app.logs import log
 from assist.core import meeting_log
 from assist.core.files import SIGNALS_SOCKET
 from assist.core.listener_clock import ListenerClock
-from assist.mcp.logs import log
 
 if TYPE_CHECKING:
+    from assist.app.store.meeting_log_file import MeetingLogFile
     from assist.mcp.speech.supervisor import Voice
-    from assist.mcp.store.meeting_log_file import MeetingLogFile
 
 RECEIVE_LOOK_S = 0.5
 """How often the socket's reader looks whether it should stop (a signal wakes it at once)."""

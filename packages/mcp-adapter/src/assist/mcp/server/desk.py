@@ -17,15 +17,15 @@ from pathlib import Path
 from typing import Protocol
 
 import attrs
+from assist.app.store.config import ConfigFile
+from assist.app.store.heartbeat import BEAT_S, Heartbeat
+from assist.app.store.lock import SpeakingLock
+from assist.app.store.meeting_log_file import MeetingLogFile
+from assist.app.store.sessions import SessionStore
 from assist.core.batcher import DEFAULT_PACING, Pacing
 from assist.core.settings import Settings, VoiceSettings
 from assist.mcp.server.floor import Floor
 from assist.mcp.speech.supervisor import Voice
-from assist.mcp.store.config import ConfigFile
-from assist.mcp.store.heartbeat import BEAT_S, Heartbeat
-from assist.mcp.store.lock import SpeakingLock
-from assist.mcp.store.meeting_log_file import MeetingLogFile
-from assist.mcp.store.sessions import SessionStore
 
 
 class VoiceFactory(Protocol):

@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 import anyio
-from assist.mcp.store.lock import LockBusy, SpeakingLock
+from assist.app.store.lock import LockBusy, SpeakingLock
 
 WHO = "assistant"
 """How the watch names itself in `speaking.lock` (5.4)."""

@@ -15,6 +15,9 @@ from typing import Any
 
 import anyio
 import attrs
+from assist.app.store.heartbeat import Beat
+from assist.app.store.meeting_log_file import MeetingLogFile
+from assist.app.store.transcript import TranscriptReader
 from assist.core import consent, meeting_log
 from assist.core.consent import LeaveReason, WatchState
 from assist.core.echo import Said
@@ -24,9 +27,6 @@ from assist.mcp.server.barge_in import BargeIn, SignalSocket
 from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.desk import Desk
 from assist.mcp.speech.supervisor import Voice
-from assist.mcp.store.heartbeat import Beat
-from assist.mcp.store.meeting_log_file import MeetingLogFile
-from assist.mcp.store.transcript import TranscriptReader
 
 
 class Activity(enum.Enum):

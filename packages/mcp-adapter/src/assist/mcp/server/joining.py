@@ -17,6 +17,10 @@ from typing import Any
 import anyio
 import attrs
 import mcp_types as types
+from assist.app.store.heartbeat import Beat
+from assist.app.store.lock import LockBusy
+from assist.app.store.session_files import SessionRefusal
+from assist.app.store.transcript import TranscriptReader
 from assist.core import consent, meeting_log, refusals, results
 from assist.core.ceilings import Ceilings
 from assist.core.consent import LeaveReason
@@ -33,10 +37,6 @@ from assist.mcp.server.held_meeting import Activity, HeldMeeting, Leave
 from assist.mcp.server.saying import Broken, Kind, say
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.speech.listener_process import ListenerError, ListenerProcess
-from assist.mcp.store.heartbeat import Beat
-from assist.mcp.store.lock import LockBusy
-from assist.mcp.store.session_files import SessionRefusal
-from assist.mcp.store.transcript import TranscriptReader
 
 RECENT_LINES = 40
 """Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""

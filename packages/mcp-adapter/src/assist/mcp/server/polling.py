@@ -17,15 +17,15 @@ from pathlib import Path
 
 import anyio
 import attrs
+from assist.app.logs import log
+from assist.app.store.session_files import SessionRefusal
 from assist.core import meeting_log
 from assist.core.consent import LeaveReason
 from assist.core.files import RAW_FILE
 from assist.core.lines import RawLine
 from assist.core.settings import Settings
-from assist.mcp.logs import log
 from assist.mcp.server.desk import Desk
 from assist.mcp.server.held_meeting import HeldMeeting, Leave
-from assist.mcp.store.session_files import SessionRefusal
 
 LOOKS_PER_POLL = 10
 """Between polls a nap looks at the size of `raw.jsonl` this many times per poll interval and

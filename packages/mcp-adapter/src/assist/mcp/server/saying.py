@@ -19,17 +19,17 @@ from typing import Any
 
 import anyio
 import attrs
+from assist.app.logs import log
+from assist.app.store.lock import LockBusy
 from assist.core import meeting_log, refusals
 from assist.core.consent import LeaveReason
 from assist.core.echo import Said
 from assist.core.files import LOCK_WAIT_S
 from assist.core.speech import SpeechOk
-from assist.mcp.logs import log
 from assist.mcp.server.desk import Desk
 from assist.mcp.server.held_meeting import Activity, HeldMeeting, Leave, Watched
 from assist.mcp.server.playing import play
 from assist.mcp.speech.supervisor import SayResult, Voice, VoiceFailure
-from assist.mcp.store.lock import LockBusy
 
 
 class Kind(enum.Enum):

@@ -41,19 +41,19 @@ from typing import Any, TypeVar
 
 import anyio
 import mcp_types as types
+from assist.app.logs import log
+from assist.app.store.config import ConfigFile
+from assist.app.store.paths import beside_config, config_path, sessions_root, voice_cache_root
+from assist.app.store.sessions import SessionStore
 from assist.core import environment, refusals
 from assist.core.batcher import DEFAULT_PACING, Pacing
 from assist.core.settings import VoiceSettings
 from assist.mcp.installed import version
-from assist.mcp.logs import log
 from assist.mcp.server import progress, tools, wire
 from assist.mcp.server.session_tools import SessionTools
 from assist.mcp.server.transport import ProtocolStreams, Wire
 from assist.mcp.server.watch import Watcher
 from assist.mcp.speech.supervisor import Voice, kill_all_helpers
-from assist.mcp.store.config import ConfigFile
-from assist.mcp.store.paths import beside_config, config_path, sessions_root, voice_cache_root
-from assist.mcp.store.sessions import SessionStore
 
 from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel import Server

@@ -17,10 +17,10 @@ from typing import Any
 
 import anyio
 import mcp_types as types
+from assist.app.store.session_files import SessionRefusal
+from assist.app.store.sessions import SessionStore
 from assist.core import refusals
 from assist.mcp.server import tools, wire
-from assist.mcp.store.session_files import SessionRefusal
-from assist.mcp.store.sessions import SessionStore
 
 
 class SessionTools:

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 
 import anyio
+from assist.app.logs import log
 from assist.core import refusals
 from assist.core.ceilings import LISTENER_STOPPED
 from assist.core.conversation import FILLER_TONE, GOODBYE_TONE, goodbye_text
-from assist.mcp.logs import log
 from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.desk import Desk
 from assist.mcp.server.held_meeting import HeldMeeting, Watched

@@ -27,7 +27,7 @@ import anyio.from_thread
 import anyio.lowlevel
 import mcp_types as types
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
-from assist.mcp.logs import log
+from assist.app.logs import log
 from assist.mcp.server import wire
 
 from mcp.shared.message import SessionMessage

@@ -38,6 +38,9 @@ from typing import Any
 import anyio
 import mcp_types as types
 from anyio.abc import TaskGroup
+from assist.app.store.config import ConfigFile
+from assist.app.store.heartbeat import BEAT_S
+from assist.app.store.sessions import SessionStore
 from assist.core import results
 from assist.core.batcher import DEFAULT_PACING, Pacing, wait_timeout
 from assist.core.consent import LeaveReason
@@ -49,9 +52,6 @@ from assist.mcp.server.desk import Desk, VoiceFactory
 from assist.mcp.server.held_meeting import HeldMeeting
 from assist.mcp.server.joining import Seat
 from assist.mcp.server.tools import refusal, result
-from assist.mcp.store.config import ConfigFile
-from assist.mcp.store.heartbeat import BEAT_S
-from assist.mcp.store.sessions import SessionStore
 
 
 class Watcher:

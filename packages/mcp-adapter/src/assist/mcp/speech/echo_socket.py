@@ -18,9 +18,9 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from assist.app.store.pids import is_alive
 from assist.core.echo_reference import VARIABLE
 from assist.mcp.process_exit import on_exit
-from assist.mcp.store.pids import is_alive
 
 SOCKET_NAME = "ref.sock"
 PREFIX = "assist-echo-"

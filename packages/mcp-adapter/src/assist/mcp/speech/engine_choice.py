@@ -1,5 +1,5 @@
-"""What `assist` says about the installed engines: their names, for the settings, and the
-listing of `assist engines` and `assist-voice --list`.
+"""What `assist` says about the installed engines: the listing of `assist engines` and
+`assist-voice --list`.
 
 Loading the plugins, the machine's memory and the choice of engine for this machine live in
 `assist.app.engines`, where other applications find them too.
@@ -7,12 +7,12 @@ Loading the plugins, the machine's memory and the choice of engine for this mach
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from importlib import metadata
 from typing import Any
 
-from assist.app.engines import load_plugins, ready_offline
-from assist.core.engines import VOICES, EngineSpec, VoiceOptions
+from assist.app.engines import ready_offline
+from assist.core.engines import EngineSpec, VoiceOptions
 from assist.core.plugins import Registry
 
 VOICES_HEADING = "voice engines:"
@@ -20,11 +20,6 @@ VOICES_HEADING = "voice engines:"
 recognisers."""
 LAST_RESORT_PACKAGE = "assist-voice-espeak"
 """What to install when no engine is installed: espeak needs no weights and always starts."""
-
-
-def engine_names(environ: Mapping[str, str]) -> list[str]:
-    """The names of the engines the installed plugins register (what settings may name)."""
-    return sorted(load_plugins(VOICES, environ).specs)
 
 
 def describe_engines(registry: Registry[EngineSpec], options: VoiceOptions) -> list[str]:

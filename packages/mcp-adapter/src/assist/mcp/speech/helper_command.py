@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from assist.app.engines import choose_here
+from assist.app.logs import log
 from assist.core import environment
 from assist.core.engines import (
     ENGINE_PACKAGES,
@@ -34,7 +35,6 @@ from assist.core.settings import (
     helper_reference,
     reference_candidates,
 )
-from assist.mcp.logs import log
 
 PROGRAM = "assist-voice"
 VOICE_COMMAND_VARIABLE = environment.VOICE_COMMAND.name

@@ -38,6 +38,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import IO, Any
 
+from assist.app.logs import log
 from assist.core.files import READY_WITHIN_S, SAY_WITHIN_S
 from assist.core.protocol import (
     Done,
@@ -51,7 +52,6 @@ from assist.core.protocol import (
     decode_event,
     encode,
 )
-from assist.mcp.logs import log
 from assist.mcp.speech.echo_socket import helper_environment
 
 QUIT_WITHIN_S = 3.0

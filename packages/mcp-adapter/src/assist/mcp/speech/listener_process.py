@@ -42,8 +42,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from assist.app.audio import LISTEN_FROM_VARIABLE
+from assist.app.logs import log
 from assist.core import environment
-from assist.mcp.logs import log
 from assist.mcp.speech.echo_socket import echo_socket
 from assist.mcp.speech.helper_process import (
     describe_exit,

@@ -31,11 +31,6 @@ def recognisers(environ: Mapping[str, str]) -> Registry[RecogniserSpec]:
     return load_plugins(RECOGNISERS, environ)
 
 
-def recogniser_names(environ: Mapping[str, str]) -> list[str]:
-    """The names of the recognisers the installed plugins register (what `listen.stt` may name)."""
-    return sorted(recognisers(environ).specs)
-
-
 def ready_offline(spec: RecogniserSpec, options: RecogniserOptions) -> bool:
     """Whether the recogniser's default model loads now without a download (a plugin that
     fails telling counts as needing one)."""

@@ -24,6 +24,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from assist.app.engines import load_plugins
+from assist.app.logs import log
 from assist.core import environment, refusals
 from assist.core.engines import VOICES, EngineSpec
 from assist.core.files import READY_WITHIN_S, SAY_WITHIN_S
@@ -31,7 +32,6 @@ from assist.core.plugins import Registry
 from assist.core.settings import VoiceChoices
 from assist.core.supervision import MAX_FAILURES, Next, Outcome, VoiceState, step, streak_text
 from assist.core.tones import NEUTRAL
-from assist.mcp.logs import log
 from assist.mcp.speech.helper_command import (
     EnginePlan,
     engine_packages,

@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assist.app.engines import load_plugins
+from assist.app.logs import ENGINES, attach
+from assist.app.store.paths import voice_cache_root
 from assist.core.engines import VOICES, VoiceOptions
-from assist.mcp.logs import ENGINES, attach
 from assist.mcp.process_exit import exit_at_once
 from assist.mcp.speech import engine_choice
-from assist.mcp.store.paths import voice_cache_root
 from assist.mcp.voice import loading
 from assist.mcp.voice.output import PROGRAM, log, take_stdout
 

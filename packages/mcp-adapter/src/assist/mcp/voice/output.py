@@ -16,15 +16,15 @@ import os
 import sys
 import threading
 
+from assist.app.logs import HELPER, attach
 from assist.core.protocol import Message, encode
-from assist.mcp.logs import HELPER, attach
 
 PROGRAM = "assist-voice"
 """How the helper names itself on stderr, so its lines can be told from the server's."""
 
 
 log = attach(HELPER, f"{PROGRAM}: ")
-"""The helper's logger (`assist.mcp.logs`): its diagnostics on stderr, prefixed with its name."""
+"""The helper's logger (`assist.app.logs`): its diagnostics on stderr, prefixed with its name."""
 
 
 class ProtocolOutput:

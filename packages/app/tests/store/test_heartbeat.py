@@ -11,12 +11,12 @@ import time
 from pathlib import Path
 
 import pytest
-from assist.mcp.store.heartbeat import Beat, Heartbeat, HeartbeatView, lapsed, read_heartbeat
+from assist.app.store.heartbeat import Beat, Heartbeat, HeartbeatView, lapsed, read_heartbeat
 
 WRITE_AND_WAIT = """
 import sys, time
 from pathlib import Path
-from assist.mcp.store.heartbeat import Heartbeat
+from assist.app.store.heartbeat import Heartbeat
 Heartbeat(Path(sys.argv[1])).write("2026-09-05T1608", "speaking")
 print("written", flush=True)
 time.sleep(600)

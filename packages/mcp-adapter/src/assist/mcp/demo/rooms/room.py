@@ -12,7 +12,7 @@ always there, as in any room.
 
 The room is written to stdout as 16 kHz mono s16le at real time, so
 
-    python -m assist.listen.room sample --replies DIR | assist listen --from -
+    python -m assist.mcp.demo.rooms.room sample --replies DIR | assist listen --from -
 
 is a meeting heard through the air; each line's `start`, `end` and text go to `--events` (a
 JSON line per spoken line and per reply heard) for whoever checks the transcript against it.
@@ -30,7 +30,7 @@ from typing import Any, BinaryIO
 
 import attrs
 import numpy as np
-from assist.listen.voiced import RATE_HZ, Voice, pcm16
+from assist.mcp.demo.rooms.voiced import RATE_HZ, Voice, pcm16
 
 BLOCK_S = 0.02
 """The room is written 20 ms at a time, as a sound card's blocks come."""
@@ -169,7 +169,7 @@ def load_room(spec: str, replies: Path | None) -> SoftwareRoom:
 
 def main(argv: list[str] | None = None, out: BinaryIO | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="python -m assist.listen.room",
+        prog="python -m assist.mcp.demo.rooms.room",
         description="Speak a scripted meeting into a software room, as 16 kHz mono s16le on "
         "stdout at real time, with the assistant's replies coming back through the air.",
     )

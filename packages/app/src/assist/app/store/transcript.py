@@ -12,9 +12,9 @@ import threading
 from array import array
 from pathlib import Path
 
+from assist.app.logs import log
+from assist.app.store.session_files import open_session_file
 from assist.core.lines import LineError, RawLine, parse_raw_line
-from assist.mcp.logs import log
-from assist.mcp.store.session_files import open_session_file
 
 
 class TranscriptReader:

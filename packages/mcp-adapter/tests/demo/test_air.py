@@ -1,5 +1,5 @@
-"""The meeting through the air (`assist.listen.air`) and its rooms: the mixed room's clock and
-mix, the room's rules for when a line starts and what a recognised line was, and the whole
+"""The meeting through the air (`assist.mcp.demo.rooms.air`) and its rooms: the mixed room's
+clock and mix, the room's rules for when a line starts and what a recognised line was, and the whole
 demo through the PulseAudio room (the software room's run is in the demo's own tests)."""
 
 from __future__ import annotations
@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from assist.listen.air import LEAST_GAP_S, AirMeeting, Sound, _most_overlapping
-from assist.listen.rooms import MixedRoom, Playing
+from assist.mcp.demo.rooms.air import LEAST_GAP_S, AirMeeting, Sound, _most_overlapping
+from assist.mcp.demo.rooms.live import MixedRoom, Playing
 from assist.mcp.replay.meeting_files import load_meeting
 
 DEMO = [str(Path(sys.executable).parent / "assist"), "demo"]
@@ -84,7 +84,7 @@ def test_the_demo_through_the_pulseaudio_room_hears_the_meeting_and_leaves_out_i
 
 
 def test_a_listener_that_cannot_start_ends_the_meeting_at_once_saying_why(tmp_path: Path) -> None:
-    air = [sys.executable, "-m", "assist.listen.air", "sample", "--into", str(tmp_path)]
+    air = [sys.executable, "-m", "assist.mcp.demo.rooms.air", "sample", "--into", str(tmp_path)]
     done = subprocess.run(
         [*air, "--audio", str(tmp_path), "--stt", "no-such-recogniser", "--events"],
         capture_output=True,

@@ -1,9 +1,9 @@
 """Meetings spoken aloud: lines voiced with Piper into one recording whose spans are known.
 
 The tests, the benchmark and a room simulated in software need speech whose words and timing
-are known in advance, made offline. Piper's bundled en_US joe voice (assist-voice-piper, not a
-dependency of this package: imported only when a meeting is voiced) says each line, with its
-noise off so a line sounds the same every run; lines are separated by a fixed silence, long
+are known in advance, made offline. Piper's bundled en_US joe voice (assist-voice-piper, which
+the `demo` extra brings: imported only when a meeting is voiced) says each line, with its noise
+off so a line sounds the same every run; lines are separated by a fixed silence, long
 enough (by default) for every line to be a turn of its own at the 600 ms end of turn.
 """
 

@@ -1,4 +1,4 @@
-"""The config file on disk (behaviour 2): cheap re-reads, atomic writes, `assist config`.
+"""The config file on disk (behaviour 2): cheap re-reads, atomic writes.
 
 Settings are re-read on every watching call and every 0.5 s poll inside a wait, so a reload
 must cost a `stat` when nothing changed: the file is reparsed only when its inode, size or
@@ -10,7 +10,8 @@ A file that is not a JSON object gives one warning line on stderr and every defa
 assistant reads as off. Per-key warnings are printed once per change of the file, not on every
 poll. A write replaces the file atomically (temp file in the same folder, then rename), keeps
 every key we do not know, and refuses to overwrite a file it cannot read as a JSON object (ours:
-rewriting it would lose whatever the user had in it).
+rewriting it would lose whatever the user had in it). `assist config` is
+`assist.mcp.commands.config`.
 """
 
 from __future__ import annotations
@@ -18,46 +19,29 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import sys
 import tempfile
 import threading
-import time
 from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
+from assist.app.engines import installed_engines, load_plugins
+from assist.app.logs import log
+from assist.app.store.paths import ConfigLocation
 from assist.app.turn_models import installed_turn_models
 from assist.core import json_text
+from assist.core.recognisers import RECOGNISERS
 from assist.core.settings import (
     SettingError,
     Settings,
-    describe,
     format_document,
     parse_settings,
     sessions_dir_live_refusal,
     set_key,
 )
-from assist.mcp.logs import log
-from assist.mcp.speech.engine_choice import engine_names
-from assist.mcp.speech.recogniser_choice import recogniser_names
-from assist.mcp.store.paths import ConfigLocation, config_path, sessions_root
-from assist.mcp.store.sessions import SessionStore
 
 SESSIONS_DIR_KEY = "sessions_dir"
 """The one key refused while a recording is live: moving the root mid-meeting loses it."""
-
-USAGE = "usage: assist config [KEY VALUE]"
-USAGE_ERROR = 2
-"""Exit status for a key or value that cannot be set, as for any usage error of `assist`."""
-FAILED = 1
-"""Exit status when the key and value are usable but the file, or the moment, refuses them."""
-HELP = f"""{USAGE}
-
-Without arguments, show the config file in use and the effective settings.
-With KEY VALUE, set one key (for example: assist config assistant on).
-
-options:
-  -h, --help  show this help and exit"""
 
 
 class NotWritten(SettingError):
@@ -96,8 +80,8 @@ class ConfigFile:
         installed here register (their allow and block variables from `environ` apply)."""
         return cls(
             location.path,
-            engines=engine_names(environ),
-            recognisers=recogniser_names(environ),
+            engines=sorted(installed_engines(environ).specs),
+            recognisers=sorted(load_plugins(RECOGNISERS, environ).specs),
             turn_models=sorted(installed_turn_models(environ).specs),
             ambient=location.ambient,
         )
@@ -204,45 +188,3 @@ def write_atomically(path: Path, text: str) -> None:
     except BaseException:
         Path(temp).unlink(missing_ok=True)
         raise
-
-
-def config_command(argv: list[str]) -> int:
-    """`assist config` shows the file in use and the effective settings; `KEY VALUE` sets one."""
-    if argv in (["-h"], ["--help"]):
-        print(HELP)
-        return 0
-    location = config_path(os.environ)
-    config = ConfigFile.at(location, os.environ)
-    if not argv:
-        settings = config.load()
-        owner = " (Ambient's, shared)" if location.ambient else ""
-        print(f"config file: {location.path}{owner}")
-        print(f"sessions folder: {sessions_root(os.environ, settings, location)}")
-        for key, shown in describe(settings):
-            print(f"{key} = {shown}")
-        return 0
-    if len(argv) != 2:
-        print(USAGE, file=sys.stderr)
-        return USAGE_ERROR
-    key, value = argv
-    live = None
-    if key == SESSIONS_DIR_KEY:
-        store = SessionStore(sessions_root(os.environ, config.load(), location))
-        live = store.live_session(time.time())
-    try:
-        config.set(key, value, live_session=live)
-    except NotWritten as refusal:
-        print(f"assist config: {refusal}", file=sys.stderr)
-        return FAILED
-    except SettingError as refusal:
-        print(f"assist config: {refusal}", file=sys.stderr)
-        return USAGE_ERROR
-    except OSError as error:
-        print(
-            f"assist config: could not write {location.path} ({error}); "
-            "check that its folder is writable",
-            file=sys.stderr,
-        )
-        return FAILED
-    print(f"{key} saved in {location.path}")
-    return 0

@@ -1,16 +1,16 @@
 """A scripted meeting through the air: spoken into a room, heard by `assist listen`.
 
-What `assist demo` runs by default (`python -m assist.listen.air MEETING --into ROOT --audio
+What `assist demo` runs by default (`python -m assist.mcp.demo.rooms.air MEETING --into ROOT --audio
 DIR --room software|pulse --events`), in place of the transcript-only `assist replay`:
 
 - each line of the meeting is said by Piper's joe voice with the speaker's own pitch and pace
-  (`assist.listen.room.VOICES`, given to speakers in order of appearance), so people sound
+  (`assist.mcp.demo.rooms.room.VOICES`, given to speakers in order of appearance), so people sound
   apart;
-- `assist listen` hears the room (`rooms`: mixed in software and fed on stdin, or the
+- `assist listen` hears the room (`live`: mixed in software and fed on stdin, or the
   PulseAudio room on the default input) and writes the session: the transcript the agent
   watches is recognised speech, found by the real VAD and recognised by the real whisper;
 - every line the assistant says (the WAV its voice saves in `--audio DIR`) is played into the
-  same room, 50 ms later and 6 dB quieter (`assist.listen.room`'s speaker to microphone), so
+  same room, 50 ms later and 6 dB quieter (`assist.mcp.demo.rooms.room`'s speaker to microphone), so
   its echo comes back through the microphone and the server must leave it out (behaviour 6).
 
 The room behaves like polite people: the meeting starts once the assistant has joined and its
@@ -50,19 +50,25 @@ from typing import Any
 
 import attrs
 import numpy as np
+from assist.app.stop_signals import stop_on_signals
 from assist.core.files import LOG_FILE, RAW_FILE, REPLY_WAV
 from assist.core.lines import LineError, parse_raw_line
 from assist.core.meeting_log import read_events
-from assist.listen.room import SPEAKER_TO_MIC_DB, SPEAKER_TO_MIC_S, TURN_GAP_S, VOICES, pitched
-from assist.listen.rooms import MixedRoom, Playing, PulseRoom, pulse_problem
-from assist.listen.voiced import RATE_HZ, Voice
+from assist.mcp.demo.rooms.live import MixedRoom, Playing, PulseRoom, pulse_problem
+from assist.mcp.demo.rooms.room import (
+    SPEAKER_TO_MIC_DB,
+    SPEAKER_TO_MIC_S,
+    TURN_GAP_S,
+    VOICES,
+    pitched,
+)
+from assist.mcp.demo.rooms.voiced import RATE_HZ, Voice
 from assist.mcp.replay.meeting_files import BUILT_IN, Meeting, MeetingError, load_meeting
-from assist.mcp.stop_signals import stop_on_signals
 
 ROOMS = ("software", "pulse")
 ECHO_DELAY_S = SPEAKER_TO_MIC_S
 ECHO_GAIN = 10 ** (SPEAKER_TO_MIC_DB / 20)
-"""The assistant's voice reaches the microphone later and quieter (`assist.listen.room`)."""
+"""The assistant's voice reaches the microphone later and quieter (`assist.mcp.demo.rooms.room`)."""
 LEAST_GAP_S = TURN_GAP_S
 """Silence before a line, at least: over the 600 ms end of turn with room to spare."""
 AFTER_NOTICE_S = 1.5
@@ -482,7 +488,7 @@ def _read_wav(path: Path) -> np.ndarray:
 
 def parser() -> argparse.ArgumentParser:
     result = argparse.ArgumentParser(
-        prog="python -m assist.listen.air",
+        prog="python -m assist.mcp.demo.rooms.air",
         description="Speak a scripted meeting into a room that assist listen hears, and "
         "play the assistant's saved lines into it too.",
     )

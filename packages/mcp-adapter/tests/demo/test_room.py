@@ -11,15 +11,26 @@ from pathlib import Path
 
 from assist.core.words import word_error_rate
 
-sys.path.insert(0, str(Path(__file__).parent))
-from listen_harness import MEETING, Listener, eventually, listen_env, raw_lines, write_wav
+sys.path.insert(0, str(Path(__file__).parents[3] / "listen" / "tests"))
+from listen_harness import (
+    MEETING,
+    Listener,
+    eventually,
+    listen_env,
+    no_listener_outlives_its_test,
+    raw_lines,
+    write_wav,
+)
+
+__all__ = ["no_listener_outlives_its_test"]
+"""An autouse fixture of the listener's tests, for the listener this file starts."""
 
 MOST_WORD_ERRORS = 0.15
 REPLY = "The public orders API allows one hundred requests per minute."
 
 
 def test_the_room_speaks_each_speaker_in_a_voice_of_their_own_on_the_meeting_clock():
-    from assist.listen.room import TURN_GAP_S, SoftwareRoom
+    from assist.mcp.demo.rooms.room import TURN_GAP_S, SoftwareRoom
 
     room = SoftwareRoom([("Maya", MEETING[0], 0.5), ("Tom", MEETING[1], 1.0), ("Maya", "Yes.", 12)])
     first, second, third = room.said
@@ -32,7 +43,7 @@ def test_the_room_speaks_each_speaker_in_a_voice_of_their_own_on_the_meeting_clo
 def test_a_meeting_said_in_the_room_is_heard_and_the_reply_comes_back_through_the_air(
     tmp_path: Path,
 ) -> None:
-    from assist.listen.voiced import voice_meeting
+    from assist.mcp.demo.rooms.voiced import voice_meeting
 
     meeting = tmp_path / "meeting.jsonl"
     header = {"assist_meeting": 1, "name": "room test", "title": "Room test", "duration_ms": 16000}
@@ -49,7 +60,7 @@ def test_a_meeting_said_in_the_room_is_heard_and_the_reply_comes_back_through_th
         [
             sys.executable,
             "-m",
-            "assist.listen.room",
+            "assist.mcp.demo.rooms.room",
             str(meeting),
             "--replies",
             str(replies),

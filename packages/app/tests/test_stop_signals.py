@@ -9,7 +9,7 @@ import textwrap
 SIGNAL_INSIDE_WAIT = textwrap.dedent(
     """
     import signal, threading
-    from assist.mcp.stop_signals import stop_on_signals
+    from assist.app.stop_signals import stop_on_signals
 
     stop = threading.Event()
     stop_on_signals(stop, ["SIGUSR1"])
@@ -33,7 +33,7 @@ def test_a_real_sigterm_ends_a_wait_on_the_main_thread() -> None:
     script = textwrap.dedent(
         """
         import os, signal, threading
-        from assist.mcp.stop_signals import stop_on_signals
+        from assist.app.stop_signals import stop_on_signals
 
         stop = threading.Event()
         stop_on_signals(stop)

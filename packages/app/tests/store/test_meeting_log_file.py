@@ -11,15 +11,15 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
+from assist.app.store.meeting_log_file import MeetingLogFile
 from assist.core.meeting_log import joined, speaking, spoke, tally
-from assist.mcp.store.meeting_log_file import MeetingLogFile
 
 APPEND_MANY = """
 import sys, uuid
 from datetime import datetime
 from pathlib import Path
 from assist.core.meeting_log import speaking
-from assist.mcp.store.meeting_log_file import MeetingLogFile
+from assist.app.store.meeting_log_file import MeetingLogFile
 log = MeetingLogFile(Path(sys.argv[1]))
 text = sys.argv[2] * 4000
 for n in range(int(sys.argv[3])):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import wave
 from pathlib import Path
 
-from assist.mcp.replay.native_wav import GrowingWav
+from assist.app.store.native_wav import GrowingWav
 
 
 def test_the_room_wav_reads_as_a_wav_of_the_silence_so_far_after_every_growth(

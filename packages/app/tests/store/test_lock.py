@@ -13,13 +13,13 @@ import time
 from pathlib import Path
 
 import pytest
-from assist.mcp.store import lock as lock_module
-from assist.mcp.store.lock import LockBusy, SpeakingLock
+from assist.app.store import lock as lock_module
+from assist.app.store.lock import LockBusy, SpeakingLock
 
 HOLD_UNTIL_KILLED = """
 import sys, time
 from pathlib import Path
-from assist.mcp.store.lock import SpeakingLock
+from assist.app.store.lock import SpeakingLock
 SpeakingLock(Path(sys.argv[1])).acquire(who=sys.argv[2], wait=5)
 print("held", flush=True)
 time.sleep(600)
@@ -28,7 +28,7 @@ time.sleep(600)
 CONTEND = """
 import json, sys, time
 from pathlib import Path
-from assist.mcp.store.lock import SpeakingLock
+from assist.app.store.lock import SpeakingLock
 lock, turns = SpeakingLock(Path(sys.argv[1])), []
 for _ in range(int(sys.argv[2])):
     lock.acquire(wait=20)
@@ -119,7 +119,7 @@ def test_two_processes_contending_never_hold_the_lock_at_the_same_time(tmp_path:
 def test_a_waiting_acquire_gets_the_lock_soon_after_the_holder_lets_go(tmp_path: Path) -> None:
     script = (
         "import sys, time; from pathlib import Path;"
-        " from assist.mcp.store.lock import SpeakingLock;"
+        " from assist.app.store.lock import SpeakingLock;"
         "lock = SpeakingLock(Path(sys.argv[1])); lock.acquire(wait=5); print('held', flush=True);"
         "time.sleep(0.4); lock.release()"
     )

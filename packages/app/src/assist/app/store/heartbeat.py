@@ -20,10 +20,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 import attrs
+from assist.app.logs import log
+from assist.app.store.pids import fits_pid, is_alive
 from assist.core import json_text
 from assist.core.files import HEARTBEAT_FILE
-from assist.mcp.logs import log
-from assist.mcp.store.pids import fits_pid, is_alive
 
 BEAT_S = 2.0
 """The beat thread rewrites the file this often while a meeting is held."""

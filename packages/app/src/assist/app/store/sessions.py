@@ -18,6 +18,15 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from assist.app.logs import log
+from assist.app.store.pids import is_alive
+from assist.app.store.session_files import (
+    SessionRefusal,
+    is_growing,
+    is_real_dir,
+    read_session_file,
+)
+from assist.app.store.transcript import TranscriptReader
 from assist.core import json_text, refusals
 from assist.core.files import (
     AUDIO_FOLDER,
@@ -29,15 +38,6 @@ from assist.core.files import (
     TRANSCRIPT_FILE,
 )
 from assist.core.lines import line_view
-from assist.mcp.logs import log
-from assist.mcp.store.pids import is_alive
-from assist.mcp.store.session_files import (
-    SessionRefusal,
-    is_growing,
-    is_real_dir,
-    read_session_file,
-)
-from assist.mcp.store.transcript import TranscriptReader
 
 FORBIDDEN_IN_ID = ("/", "\\", "\0")
 """An id is one path segment: no separator of any platform (ours: `\\` too) and no NUL."""

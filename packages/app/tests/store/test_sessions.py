@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import BinaryIO
 
 import pytest
+from assist.app.store import transcript
+from assist.app.store.new_session import create_session, session_name, slug
+from assist.app.store.session_files import SessionRefusal, SymlinkRefusal
+from assist.app.store.sessions import SessionStore, validate_session_id
+from assist.app.store.transcript import TranscriptReader
 from assist.core.lines import RawLine, encode_raw_line
-from assist.mcp.store import transcript
-from assist.mcp.store.new_session import create_session, session_name, slug
-from assist.mcp.store.session_files import SessionRefusal, SymlinkRefusal
-from assist.mcp.store.sessions import SessionStore, validate_session_id
-from assist.mcp.store.transcript import TranscriptReader
 
 META = {
     "id": "2026-08-29T1101-smoke",
@@ -563,7 +563,7 @@ def test_a_taken_name_gets_the_next_free_suffix_from_02_to_99_then_fails(tmp_pat
 def test_processes_creating_sessions_at_once_each_claim_a_different_folder(tmp_path: Path) -> None:
     claim = (
         "import sys, datetime; from pathlib import Path;"
-        "from assist.mcp.store.new_session import create_session;"
+        "from assist.app.store.new_session import create_session;"
         "print(create_session(Path(sys.argv[1]), datetime.datetime(2026, 9, 5, 16, 8), 'x').name)"
     )
     processes = [

@@ -1,12 +1,12 @@
 """Rooms played into as things happen, for a meeting whose next line waits on the assistant:
 one mixed in software, one on a real audio server.
 
-`assist.listen.room` lays a whole meeting out in advance on the meeting's clock; the demo
-through the air (`assist.listen.air`) cannot, since people wait while the assistant speaks. A
-room here plays sounds (float32 mono at 16 kHz) when told to and keeps one clock, in seconds
-since it opened, on which each sound's start and end are known; `pump()` is called often and
-does the room's work for the time that passed. Its noise, like the speaker-to-microphone
-delay and loss, is `assist.listen.room`'s.
+`assist.mcp.demo.rooms.room` lays a whole meeting out in advance on the meeting's clock; the
+demo through the air (`assist.mcp.demo.rooms.air`) cannot, since people wait while the
+assistant speaks. A room here plays sounds (float32 mono at 16 kHz) when told to and keeps one
+clock, in seconds since it opened, on which each sound's start and end are known; `pump()` is
+called often and does the room's work for the time that passed. Its noise, like the
+speaker-to-microphone delay and loss, is `assist.mcp.demo.rooms.room`'s.
 
 - `MixedRoom` mixes every sound playing, adds the room's white noise, and writes the mix as
   16 kHz mono s16le to a pipe (`assist listen --from -`) at real time: the clock is the
@@ -33,8 +33,8 @@ from typing import Protocol
 
 import attrs
 import numpy as np
-from assist.listen.room import NOISE_DB
-from assist.listen.voiced import RATE_HZ, pcm16
+from assist.mcp.demo.rooms.room import NOISE_DB
+from assist.mcp.demo.rooms.voiced import RATE_HZ, pcm16
 
 BLOCK = 512
 """Samples written per block: one VAD frame (32 ms), so the listener sees audio as it comes."""

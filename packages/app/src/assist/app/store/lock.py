@@ -23,10 +23,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
 
+from assist.app.logs import log
+from assist.app.store.pids import fits_pid, is_alive
 from assist.core import json_text
 from assist.core.files import LOCK_FILE, LOCK_WAIT_S
-from assist.mcp.logs import log
-from assist.mcp.store.pids import fits_pid, is_alive
 
 POLL_S = 0.05
 """How often a busy lock is looked at again while waiting (Ambient's interval)."""

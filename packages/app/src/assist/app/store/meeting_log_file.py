@@ -16,10 +16,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from assist.app.logs import log
+from assist.app.store.session_files import NO_FOLLOW, SessionRefusal, read_session_file
 from assist.core.files import LOG_FILE
 from assist.core.meeting_log import encode_event
-from assist.mcp.logs import log
-from assist.mcp.store.session_files import NO_FOLLOW, SessionRefusal, read_session_file
 
 FILE_MODE = 0o644
 """Readable by the user's other tools (Ambient's menu reads the session), written only by us."""

@@ -7,14 +7,14 @@ from pathlib import Path
 
 import platformdirs
 import pytest
-from assist.core.settings import Settings
-from assist.mcp.store.paths import (
+from assist.app.store.paths import (
     ConfigLocation,
     beside_config,
     config_path,
     sessions_root,
     voice_cache_root,
 )
+from assist.core.settings import Settings
 
 AMBIENT_DEFAULT = Path("Library", "Application Support", "Ambient", "config.json")
 

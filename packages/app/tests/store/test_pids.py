@@ -8,8 +8,8 @@ import subprocess
 import sys
 
 import pytest
-from assist.mcp.store import pids
-from assist.mcp.store.pids import fits_pid, is_alive
+from assist.app.store import pids
+from assist.app.store.pids import fits_pid, is_alive
 
 
 @pytest.mark.parametrize("value", [1, 4242, 2**31 - 1])

@@ -5,11 +5,13 @@ that could not be read or written, a helper that crashed, an engine downloading 
 log record on stderr, one line each, prefixed with the program so it can be told from whatever
 else shares that stream.
 
-One logger per package: `assist.mcp` for the shell, `assist.mcp.voice` for the helper process
-(prefixed `assist-voice: `), and `assist.voice.<engine>` for the engines, which log through the
-standard module only and are given a handler by the helper that loads them. `ASSIST_LOG` sets
-the level: `debug`, `info`, `warning` (the default: everything we reported before logging
-existed), `error` or `critical`, in any letter case.
+It lives in assist.app because the store logs through it in every process that uses it, the
+recorder's as much as the server's. One logger per package: `assist.mcp` for the shell (and
+the store), `assist.mcp.voice` for the helper process (prefixed `assist-voice: `), and
+`assist.voice.<engine>` for the engines, which log through the standard module only and are
+given a handler by the helper that loads them. `ASSIST_LOG` sets the level: `debug`, `info`,
+`warning` (the default: everything we reported before logging existed), `error` or `critical`,
+in any letter case.
 """
 
 from __future__ import annotations
