@@ -1,10 +1,11 @@
-"""`assist eval --turns`' turn timeline (valid SVG that renders with every kind of mark), its
-table's cells and JSON, and reading `--configs`: built by hand from a made-up run, whose score
-is the core's."""
+"""The parts of `assist eval --turns`, by hand: the turn timeline (valid SVG that renders with
+every kind of mark), the table, its cells and the JSON of a made-up run whose score is the
+core's; reading `--configs`; the built-in sets; and the errors when a model or Piper is missing."""
 
 from __future__ import annotations
 
 import io
+import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import numpy as np
 import pytest
 import resvg_py
 from assist.core.turn_scoring import HeardLine, Pause, Phrase, ToldVerdict, score_turns
+from assist.mcp.eval.turn_command import turns_table
 from assist.mcp.eval.turn_report import COLOURS, turn_timeline_svg, turns_page
 from assist.mcp.eval.turn_sets import TURN_SETS, SetPhrase
 from assist.mcp.eval.turn_views import HEADINGS, cells, result_view, summary_view
@@ -25,8 +27,10 @@ from assist.mcp.eval.turns import (
     check_configs,
     default_configs,
     parse_configs,
+    voice_set,
 )
 from PIL import Image
+from rich.console import Console
 
 PHRASES = (
     Phrase("What time is it?", 1.0, 2.0),
@@ -91,6 +95,14 @@ def test_the_page_holds_the_table_and_a_timeline_per_configuration() -> None:
     assert all(heading in page for heading in ("False cut-offs", "End → line p50"))
 
 
+def test_the_table_has_a_row_per_configuration_and_names_the_goals() -> None:
+    console = Console(width=200, record=True, file=io.StringIO())
+    console.print(turns_table([made_up(), made_up()], "a caption"))
+    text = console.export_text()
+    assert text.count("smart-turn") == 2 and "1 / 1 (100%)" in text
+    assert "a caption" in text and "≤ 5 %" in text and "≤ 0.5 s" in text
+
+
 def test_a_row_gives_cut_offs_with_their_share_and_the_latencies() -> None:
     row = dict(zip(HEADINGS, cells(made_up()), strict=True))
     assert row["False cut-offs"] == "1 / 1 (100%)"
@@ -148,3 +160,11 @@ def test_every_hesitant_phrase_of_a_set_pauses_between_half_a_second_and_1_2_s()
     assert len({p.pace for p in TURN_SETS["held-out"].phrases}) > 3, "voices differ"
     with pytest.raises(ValueError, match="one pause between each two pieces"):
         SetPhrase(("one", "two"))
+
+
+def test_without_piper_a_set_cannot_be_voiced_and_the_error_says_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "assist.listen.voiced", None)  # as if not installed
+    with pytest.raises(TurnsUnavailable, match="install assist-voice-piper"):
+        voice_set(TURN_SETS["short"])
