@@ -12,7 +12,7 @@ scrolls sideways). Three tracks:
   incomplete), with the time it took;
 - **lines**: each line the listener wrote, as the span of the recording it holds, with a dark
   mark where the turn ended, and from there a thin line to a dot where the line reached the
-  file, labelled with the end-of-phrase latency on the phrase's last line.
+  file, the end-of-phrase latency over the dot of the phrase's last line.
 
 Hovering a bar or a tick shows its words or its verdict.
 """
@@ -143,7 +143,9 @@ def turn_timeline_svg(recording: Recording, result: ConfigResult) -> str:
             f'<circle cx="{arrived:.1f}" cy="{y + BAR_H / 2:.1f}" r="3" fill="{COLOURS["end"]}"/>'
         )
         if owned is not None and owned.latency_s is not None and number == owned.lines[-1]:
-            parts.append(svg_text(arrived + 5, y + BAR_H - 3, f"{owned.latency_s:.2f} s", size=10))
+            parts.append(
+                svg_text(arrived, y - 5, f"{owned.latency_s:.2f} s", size=10, anchor="middle")
+            )
     parts.append("</svg>")
     return "\n".join(parts)
 
