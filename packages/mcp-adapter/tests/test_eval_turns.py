@@ -96,6 +96,7 @@ def test_the_turn_model_told_a_verdict_in_each_phrase_and_the_silence_rule_none(
         for verdict in phrase["verdicts"]:
             assert verdict["kind"] in ("complete", "incomplete", "late")
             assert verdict["place"] in ("pause", "end", "speech")
+            assert isinstance(verdict["said_complete"], bool)
     assert all(phrase["verdicts"] == [] for phrase in silence["phrases"])
     assert evaluated["summary"][1]["verdicts"] == 0
 

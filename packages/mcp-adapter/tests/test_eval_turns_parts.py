@@ -77,7 +77,7 @@ def test_the_timeline_is_svg_with_the_three_tracks_the_pause_and_each_verdicts_t
     assert "cut off" in texts, "the hesitant phrase written as two lines"
     assert {"70", "90", "400"} <= set(texts), "each verdict's time taken"
     titles = [element.text or "" for element in root.iter(f"{SVG}title")]
-    assert any(title.startswith("late (counted incomplete) in 400 ms") for title in titles)
+    assert "late, counted incomplete in 400 ms at 7.50 s (it said incomplete)" in titles
     assert sum(title.startswith("the turn ended at") for title in titles) == 3
 
 

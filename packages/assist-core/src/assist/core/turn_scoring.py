@@ -90,12 +90,14 @@ class ToldVerdict:
 
 @attrs.frozen
 class Judged:
-    """A verdict as scored: what it came to (`kind`) and where in its phrase it fell."""
+    """A verdict as scored: what it came to (`kind`), where in its phrase it fell, and what
+    the model said (`complete`, which a late verdict did not act on)."""
 
     at_s: float
     kind: Kind
     took_ms: float
     place: Place
+    complete: bool
 
 
 @attrs.frozen
@@ -237,7 +239,7 @@ def judge(phrase: Phrase, verdict: ToldVerdict) -> Judged:
         place = "end"
     elif any(pause.start_s - EDGE_S <= verdict.at_s < pause.end_s for pause in phrase.pauses):
         place = "pause"
-    return Judged(verdict.at_s, kind_of(verdict), verdict.took_ms, place)
+    return Judged(verdict.at_s, kind_of(verdict), verdict.took_ms, place, verdict.complete)
 
 
 def kind_of(verdict: ToldVerdict) -> Kind:

@@ -55,7 +55,7 @@ COLOURS = {
 VERDICT_WORDS: dict[Kind, str] = {
     "complete": "complete",
     "incomplete": "incomplete",
-    "late": "late (counted incomplete)",
+    "late": "late, counted incomplete",
 }
 
 
@@ -120,6 +120,8 @@ def turn_timeline_svg(recording: Recording, result: ConfigResult) -> str:
             said = (
                 f"{VERDICT_WORDS[verdict.kind]} in {verdict.took_ms:.0f} ms at {verdict.at_s:.2f} s"
             )
+            if verdict.kind == "late":
+                said += f" (it said {'complete' if verdict.complete else 'incomplete'})"
             parts.append(
                 f'<rect x="{at - 2:.1f}" y="{y:.1f}" width="4" height="{BAR_H}" '
                 f'fill="{COLOURS[verdict.kind]}"><title>{html.escape(said)}</title></rect>'

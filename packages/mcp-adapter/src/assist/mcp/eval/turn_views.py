@@ -112,7 +112,13 @@ def _outcome_view(outcome: Outcome, lines: Sequence[HeardLine]) -> dict[str, Any
         "latency_s": _rounded(outcome.latency_s),
         "cut_at_pauses": list(outcome.cut_at),
         "verdicts": [
-            {"at_s": _rounded(v.at_s), "kind": v.kind, "took_ms": v.took_ms, "place": v.place}
+            {
+                "at_s": _rounded(v.at_s),
+                "kind": v.kind,
+                "said_complete": v.complete,
+                "took_ms": v.took_ms,
+                "place": v.place,
+            }
             for v in outcome.verdicts
         ],
     }
