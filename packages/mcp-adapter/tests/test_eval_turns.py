@@ -10,6 +10,7 @@ is bounded: `subprocess.run`'s timeout here, and inside, a bound on every wait f
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
@@ -25,8 +26,16 @@ RUN_TIMEOUT_S = 400
 under a minute on an idle machine, a few on a loaded one."""
 
 
-def run_eval(*arguments: str, timeout: float = 60) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*EVAL, *arguments], capture_output=True, text=True, timeout=timeout)
+def run_eval(
+    *arguments: str, timeout: float = 60, **environ: str
+) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [*EVAL, *arguments],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **environ},
+    )
 
 
 @pytest.fixture(scope="module")
@@ -141,3 +150,16 @@ def test_a_wrong_choice_is_refused_before_anything_plays(
     done = run_eval(*arguments)
     assert done.returncode == 2 and said in done.stderr, done.stderr
     assert "voicing" not in done.stderr
+
+
+def test_a_listener_that_cannot_start_is_reported_with_its_reason_and_the_run_fails() -> None:
+    done = run_eval(
+        *("--turns", "short", "--configs", "silence:600", "--json"),
+        timeout=RUN_TIMEOUT_S,
+        ASSIST_STT="none",  # no recogniser loads, so assist listen refuses to start
+    )
+    assert done.returncode == 1, done.stderr
+    result = json.loads(done.stdout)
+    assert result["summary"] == [] and [f["config"] for f in result["failures"]] == ["silence:600"]
+    assert "no speech recogniser" in result["failures"][0]["error"]
+    assert "silence, 600 ms did not run" in done.stderr

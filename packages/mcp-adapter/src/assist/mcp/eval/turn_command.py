@@ -90,10 +90,10 @@ def turns_command(
         return 2
     total = recording.duration_s * len(configs)
     about = f"{total:.0f} s" if total < 90 else f"{total / 60:.0f} min"
+    listeners = "1 listener" if len(configs) == 1 else f"{len(configs)} listeners in turn"
     progress.print(
         f"{len(recording.phrases)} phrases, {recording.duration_s:.0f} s of audio heard at real "
-        f"time by {len(configs)} listeners in turn (about {about}): "
-        + ", ".join(config.spec for config in configs)
+        f"time by {listeners} (about {about}): " + ", ".join(config.spec for config in configs)
     )
     workroot = (args.workdir or Path(tempfile.mkdtemp(prefix="assist-eval-turns-"))).resolve()
     started, load_before = time.monotonic(), _load()

@@ -231,6 +231,7 @@ def listen_at_real_time(
     )
     assert process.stdin is not None and process.stdout is not None
     stderr = _Tail(process.stderr)
+    watcher: _Watcher | None = None
     try:
         folder = _session_folder(process, stderr)
         verdicts: list[ToldVerdict] = []
@@ -268,6 +269,8 @@ def listen_at_real_time(
     except (OSError, ValueError) as error:
         raise ListenFailed(f"assist listen could not be heard: {error}") from None
     finally:
+        if watcher is not None:
+            watcher.stop()  # at once when stopped already; never left polling a failed run
         if process.poll() is None:
             process.kill()
             process.wait(timeout=10)
@@ -360,6 +363,8 @@ class _Watcher:
         self._thread.start()
 
     def stop(self) -> None:
+        if self._done.is_set():
+            return
         self._done.set()
         self._thread.join(timeout=10)
         self._look()  # the lines written as the listener ended
