@@ -16,6 +16,9 @@ Claude Code in print mode as the agent, with a chosen model:
 
     assist eval --agent 'claude -p "/mcp__assist__watch" --model haiku
         --mcp-config {mcp_config} --strict-mcp-config --allowedTools mcp__assist'
+
+`--turns [SET]` scores turn-taking instead of an agent (`turn_command`): a built-in set of
+finished and hesitant phrases heard at real time by a listener per turn configuration.
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ from assist.mcp.demo.run import DEFAULT_AGENT, NAME, Plan, RunFailed, run_meetin
 from assist.mcp.demo.voice_choice import NoVoice, demo_engine
 from assist.mcp.eval.measure import MeetingResult, measure
 from assist.mcp.eval.report import index_page, page_name, run_page, write_report
+from assist.mcp.eval.turn_command import turns_command
+from assist.mcp.eval.turn_sets import DEFAULT_SET, TURN_SETS
+from assist.mcp.eval.turns import MODEL_LIMIT_MS, SILENCE_LIMITS_MS
 from assist.mcp.eval.views import HEADINGS, TOTAL, Row, cells, row_view, rows
 from assist.mcp.replay.meeting_files import BUILT_IN, EVALUATED, Meeting, MeetingError, load_meeting
 from rich.console import Console
@@ -66,7 +72,10 @@ def parser() -> argparse.ArgumentParser:
         prog="assist eval",
         description="Replay labelled meetings through assist mcp with an agent and score how "
         "it behaved: false speech, missed answers, latency to first sound, turns, words, "
-        "echoes left out, limits held.",
+        "echoes left out, limits held. With --turns, score how turns end instead: a set of "
+        "finished and hesitant phrases voiced by Piper, heard at real time by assist listen "
+        "once per turn model and limit: false cut-offs, finished phrases split, end of phrase "
+        "to line p50 and p95.",
     )
     result.add_argument(
         "meetings",
@@ -91,6 +100,23 @@ def parser() -> argparse.ArgumentParser:
         default=1.0,
         metavar="X",
         help="replay the meetings X times faster (default 1)",
+    )
+    result.add_argument(
+        "--turns",
+        nargs="?",
+        const=DEFAULT_SET,
+        metavar="SET",
+        help="score turn-taking on a built-in turn set instead of meetings: "
+        + "; ".join(f"{s.name}: {s.description}" for s in TURN_SETS.values())
+        + f" (default {DEFAULT_SET}); it plays at real time, about 2 min a configuration",
+    )
+    result.add_argument(
+        "--configs",
+        metavar="LIST",
+        help="with --turns: what ends a turn in each listener compared, as MODEL:LIMIT_MS "
+        "separated by commas, like smart-turn:1000,silence:600,silence:1000 (default: each "
+        f"installed turn model at {MODEL_LIMIT_MS} ms, then silence at "
+        f"{' and '.join(str(limit) for limit in SILENCE_LIMITS_MS)} ms)",
     )
     result.add_argument("--report", type=Path, metavar="DIR", help="write HTML pages here")
     result.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -118,13 +144,16 @@ def _plain_console(**options: Any) -> Console:
 
 
 def eval_command(argv: list[str]) -> int:
-    """`assist eval [MEETING…] [--agent CMD] [--runs N] [--speed X] [--report DIR] [--json]`."""
+    """`assist eval [MEETING…] [--agent CMD] [--runs N] [--speed X] [--report DIR] [--json]`,
+    or `assist eval --turns [SET] [--configs LIST] [--report DIR] [--json]`."""
     args = parser().parse_args(argv)
     progress = _plain_console(stderr=True, soft_wrap=True)
     problem = _argument_problem(args)
     if problem is not None:
         progress.print(f"assist eval: {problem}", style="red")
         return 2
+    if args.turns is not None:
+        return turns_command(args, progress, _plain_console)
     try:
         meetings = [(spec, load_meeting(spec)) for spec in args.meetings or EVALUATED]
         engine = demo_engine(os.environ, args.engine)
@@ -298,6 +327,28 @@ def _result_view(result: MeetingResult) -> dict[str, Any]:
 
 
 def _argument_problem(args: argparse.Namespace) -> str | None:
+    if args.turns is not None:
+        given = [
+            option
+            for option, used in (
+                ("MEETING", bool(args.meetings)),
+                ("--agent", bool(args.agent)),
+                ("--runs", args.runs != 1),
+                ("--speed", args.speed != 1.0),
+                ("--engine", args.engine is not None),
+                ("--echo", args.echo != "exact"),
+                ("--play", args.play),
+            )
+            if used
+        ]
+        if given:
+            return (
+                f"--turns scores turn-taking with no meeting or agent; {', '.join(given)} "
+                "goes with meetings: leave it out, or run the two apart"
+            )
+        return None
+    if args.configs is not None:
+        return "--configs chooses what --turns compares; give --turns with it"
     if not math.isfinite(args.speed) or args.speed <= 0:
         return f"--speed {args.speed} is not a positive number; try 1, or 8 for a quick look"
     if args.runs < 1:

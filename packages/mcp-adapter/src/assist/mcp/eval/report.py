@@ -68,7 +68,7 @@ def timeline_svg(result: MeetingResult) -> str:
         f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, Arial, sans-serif" '
         'font-size="12">',
         f'<rect width="{WIDTH}" height="{height}" fill="#ffffff"/>',
-        _text(LEFT, 20, _headline(result), size=14, weight="bold"),
+        svg_text(LEFT, 20, _headline(result), size=14, weight="bold"),
         *_legend(LEFT, 42),
     ]
     for region in ("quiet", "answer"):  # an answer's band goes over the quiet after its line
@@ -83,7 +83,7 @@ def timeline_svg(result: MeetingResult) -> str:
                 'fill="#000000" fill-opacity="0.03"/>'
             )
         weight = "bold" if track == NAME else "normal"
-        parts.append(_text(LEFT - 8, y + ROW_H / 2 + 4, track, anchor="end", weight=weight))
+        parts.append(svg_text(LEFT - 8, y + ROW_H / 2 + 4, track, anchor="end", weight=weight))
     parts += _axis(span, x, bottom)
     for turn in result.turns:
         y = row_y(turn.speaker) + (ROW_H - BAR_H) / 2
@@ -118,7 +118,7 @@ def timeline_svg(result: MeetingResult) -> str:
         start = x(answer.at)
         if answer.utterance is None or answer.latency_s is None:
             parts.append(
-                _text(start + 4, y - 4, "missed", size=12, weight="bold", fill=COLOURS["false"])
+                svg_text(start + 4, y - 4, "missed", size=12, weight="bold", fill=COLOURS["false"])
             )
             continue
         end = x(answer.at + answer.latency_s)
@@ -129,7 +129,7 @@ def timeline_svg(result: MeetingResult) -> str:
             f'<path d="M{end:.1f},{arrow_y:.1f} l-6,-3.5 v7 z" fill="{COLOURS["answer_edge"]}"/>'
         )
         parts.append(
-            _text(
+            svg_text(
                 start + 4,
                 arrow_y - 4,
                 f"{answer.latency_s:.1f} s",
@@ -155,7 +155,7 @@ def run_page(
         heading = f"{html.escape(result.title)} <small>({html.escape(result.meeting)})</small>"
         body.append(f"<h2>{heading}</h2>")
         body.append(f'<div class="timeline">{timeline_svg(result)}</div>')
-    return _page(title, "\n".join(body))
+    return html_page(title, "\n".join(body))
 
 
 def index_page(table: Sequence[Row], pages: Sequence[tuple[str, str]]) -> str:
@@ -164,7 +164,7 @@ def index_page(table: Sequence[Row], pages: Sequence[tuple[str, str]]) -> str:
         f'<li><a href="{html.escape(href)}">{html.escape(text)}</a></li>' for href, text in pages
     )
     body = f"<h1>assist eval</h1>{_table_html(table)}<h2>Runs</h2><ul>{links}</ul>"
-    return _page("assist eval", body)
+    return html_page("assist eval", body)
 
 
 def write_report(folder: Path, pages: dict[str, str]) -> None:
@@ -207,12 +207,12 @@ def _legend(left: float, y: float) -> list[str]:
             f'<rect x="{at}" y="{y - 10}" width="14" height="12" rx="2" fill="{colour}" '
             'stroke="#999999" stroke-width="0.5"/>'
         )
-        parts.append(_text(at + 19, y, text, size=11))
+        parts.append(svg_text(at + 19, y, text, size=11))
         at += 26 + 7 * len(text)
     parts.append(
         f'<line x1="{at}" y1="{y - 10}" x2="{at}" y2="{y + 2}" stroke="#111111" stroke-width="2"/>'
     )
-    parts.append(_text(at + 6, y, "first sound", size=11))
+    parts.append(svg_text(at + 6, y, "first sound", size=11))
     return parts
 
 
@@ -252,10 +252,10 @@ def _axis(span: float, x: Callable[[float], float], bottom: float) -> list[str]:
             f'<line x1="{at:.1f}" y1="{TOP}" x2="{at:.1f}" y2="{bottom + 4}" '
             f'stroke="{COLOURS["grid"]}" stroke-width="0.5"/>'
         )
-        parts.append(_text(at, bottom + 17, f"{tick} s", anchor="middle", size=11))
+        parts.append(svg_text(at, bottom + 17, f"{tick} s", anchor="middle", size=11))
         tick += step
     parts.append(
-        _text(WIDTH - RIGHT, bottom + 31, "wall-clock seconds of the run", anchor="end", size=10)
+        svg_text(WIDTH - RIGHT, bottom + 31, "wall-clock seconds of the run", anchor="end", size=10)
     )
     return parts
 
@@ -264,7 +264,7 @@ def _width(x: Callable[[float], float], start: float, end: float) -> str:
     return f"{max(2.0, x(end) - x(start)):.1f}"
 
 
-def _text(
+def svg_text(
     x: float,
     y: float,
     text: str,
@@ -293,7 +293,7 @@ def _table_html(table: Sequence[Row]) -> str:
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
-def _page(title: str, body: str) -> str:
+def html_page(title: str, body: str) -> str:
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>
 <style>

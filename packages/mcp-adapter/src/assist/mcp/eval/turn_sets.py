@@ -1,0 +1,138 @@
+"""The built-in turn sets of `assist eval --turns` (behaviour.md 16.4): our own sentences.
+
+A finished phrase is one sentence said in one breath. A hesitant phrase is one sentence said in
+pieces, each piece but the last stopping mid-thought (on "the", "to", "that", "is" …), with a
+labelled pause of 0.5 to 1.2 s after it: the hesitation a person makes while finding the next
+words, which a listener must not take for the end of the turn.
+
+- `held-out` (the default) was written after the turn models and limits were chosen, and
+  nothing was tuned on it: its figures are the ones the goals of 16.1 are read against.
+- `tuning` is the set `benchmarks/turns.py` measured while the defaults were chosen, kept so
+  that those runs can be repeated; its figures flatter what was tuned on it.
+- `short` is one finished and one hesitant phrase of `held-out`, for a quick look and CI.
+
+Each phrase is said by Piper's joe voice played faster or slower by its own factor (pitch and
+pace move together, as the demo's speakers do), so one voice gives several speakers.
+"""
+
+from __future__ import annotations
+
+import attrs
+
+PACES: tuple[float, ...] = (1.0, 0.93, 1.06, 0.97, 1.1, 0.9, 1.03)
+"""Pitch and pace factors given to a set's phrases in turn: above 1 higher and quicker. Seven
+of them, so a finished and a hesitant phrase in alternation do not share a pattern."""
+TUNED_PACE = 1.0
+"""The tuning set is said as it was measured then: joe's own pitch and pace."""
+
+
+@attrs.frozen
+class SetPhrase:
+    """A phrase of a set: its pieces, the pause after each piece but the last (seconds), and
+    the factor its voice is played at."""
+
+    pieces: tuple[str, ...]
+    pauses_s: tuple[float, ...] = ()
+    pace: float = 1.0
+
+    def __attrs_post_init__(self) -> None:
+        if len(self.pauses_s) != len(self.pieces) - 1:
+            raise ValueError(f"{self.pieces} needs one pause between each two pieces")
+
+    @property
+    def hesitant(self) -> bool:
+        return bool(self.pauses_s)
+
+    @property
+    def text(self) -> str:
+        return " … ".join(self.pieces)
+
+
+@attrs.frozen
+class TurnSet:
+    """A named set of phrases, said in this order."""
+
+    name: str
+    description: str
+    phrases: tuple[SetPhrase, ...]
+
+
+def _paced(items: list[tuple[str, ...] | tuple[str, float, str]], pace: bool) -> list[SetPhrase]:
+    """Phrases from `(text,)` and `(first, pause_s, rest)`, each given the next pace."""
+    found = []
+    for number, item in enumerate(items):
+        factor = PACES[number % len(PACES)] if pace else TUNED_PACE
+        if len(item) == 1:
+            found.append(SetPhrase((str(item[0]),), pace=factor))
+        else:
+            first, pause, rest = item
+            found.append(SetPhrase((str(first), str(rest)), (float(pause),), factor))
+    return found
+
+
+HELD_OUT = _paced(
+    [
+        ("Did everyone get the agenda?",),
+        ("Before we sign the contract I want to", 0.8, "read it with our lawyer."),
+        ("The printer on the second floor is broken again.",),
+        ("The reason the build failed last night was", 1.1, "a missing setting on the server."),
+        ("We agreed to meet again next Thursday.",),
+        ("Could you ask the design team to", 0.5, "look at the new logo before Friday?"),
+        ("How long will the upgrade take?",),
+        ("What I really need from you is", 1.2, "a date for the first draft."),
+        ("Please add that to the minutes.",),
+        ("If the server goes down again we should", 0.6, "move the backups to a second site."),
+        ("I sent the slides to everyone this morning.",),
+        ("The customer told us that the", 0.9, "delivery was two weeks late."),
+        ("Where did we put the signed copy?",),
+        ("I would like to hire someone who", 0.7, "knows the payment system well."),
+        ("Our sales went up by ten percent.",),
+        ("Our plan for the office move is to", 1.0, "pack everything by the end of May."),
+        ("That sounds like a good plan to me.",),
+        ("One thing I noticed in the numbers is", 0.55, "that travel costs doubled."),
+        ("Okay, let's take a short break.",),
+        ("Can you remind me when the", 0.95, "next release is planned?"),
+    ],
+    pace=True,
+)
+TUNING = _paced(
+    [
+        ("What time is it?",),
+        ("I was thinking we could move the launch to", 0.5, "next Tuesday after the review."),
+        ("Can you send me the report?",),
+        ("So the main problem with the", 0.7, "new billing system is the latency."),
+        ("The meeting is on Tuesday.",),
+        ("If we decide to go ahead with", 0.9, "the migration we need two more people."),
+        ("I think we should ship it on Friday.",),
+        ("My idea was that we", 1.2, "split the team in two for a month."),
+        ("Who is taking the notes today?",),
+        ("Let me check the numbers for the", 0.6, "second quarter before we decide."),
+        ("Let's move on to the next item.",),
+        ("The budget for next quarter is", 1.0, "about the same as this one."),
+        ("Yes, that works for me.",),
+        ("Thanks, that is all for today.",),
+    ],
+    pace=False,
+)
+
+TURN_SETS: dict[str, TurnSet] = {
+    found.name: found
+    for found in (
+        TurnSet(
+            "held-out",
+            "10 finished and 10 hesitant phrases (pauses 0.5 to 1.2 s) nothing was tuned on",
+            tuple(HELD_OUT),
+        ),
+        TurnSet(
+            "tuning",
+            "the 8 finished and 6 hesitant phrases the defaults were chosen on",
+            tuple(TUNING),
+        ),
+        TurnSet(
+            "short",
+            "1 finished and 1 hesitant phrase of held-out, for a quick look and CI",
+            tuple(HELD_OUT[:2]),
+        ),
+    )
+}
+DEFAULT_SET = "held-out"
