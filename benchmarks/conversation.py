@@ -32,6 +32,7 @@ import json
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from datetime import datetime
 from pathlib import Path
@@ -136,16 +137,43 @@ class Conversation:
         self.room.close()
 
 
+class LineClock:
+    """When each line lands in the conversation's raw.jsonl (watched every 5 ms), to part the
+    listener's time from the server's wake."""
+
+    def __init__(self, raw: Path) -> None:
+        self.raw = raw
+        self.landed: list[float] = []
+        self.done = threading.Event()
+        self.thread = threading.Thread(target=self._watch, daemon=True)
+        self.thread.start()
+
+    def _watch(self) -> None:
+        while not self.done.wait(0.005):
+            try:
+                count = self.raw.read_bytes().count(b"\n")
+            except FileNotFoundError:
+                continue
+            now = time.monotonic()
+            self.landed.extend([now] * (count - len(self.landed)))
+
+    def close(self) -> None:
+        self.done.set()
+        self.thread.join(timeout=5)
+
+
 def reply_latency(
     phrases: Phrases, end_silence_ms: int, trials: int, turn: str | None = None
 ) -> dict[str, Any]:
     total: list[float] = []
     hearing: list[float] = []
+    landing: list[float] = []
     voice: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
         talk = Conversation(
             Path(folder), end_silence_ms=end_silence_ms, fillers=False, voice="piper", turn=turn
         )
+        lines = LineClock(talk.folder / "raw.jsonl")
         try:
             for number in range(trials):
                 audio = phrases(QUESTIONS[number % len(QUESTIONS)])
@@ -154,6 +182,8 @@ def reply_latency(
                     time.sleep(0.005)
                 ended = talk.room.said_at[number] + len(audio) / 16_000
                 _, back = talk.wait_lines()
+                if lines.landed:
+                    landing.append((lines.landed[-1] - ended) * 1000)
                 spoke = talk.tool("speak", {"text": REPLIES[number % len(REPLIES)]})
                 assert "said" in spoke
                 first_ms = next(e for e in reversed(talk.events()) if e["event"] == "spoke")
@@ -161,14 +191,19 @@ def reply_latency(
                 voice.append(first_ms["first_audio_ms"] or 0)
                 total.append((back - ended) * 1000 + (first_ms["first_audio_ms"] or 0))
         finally:
+            lines.close()
             talk.close()
     return {
         "turn": turn or "auto",
         "end_silence_ms": end_silence_ms,
+        "line_ms": landing,
         "heard_ms": hearing,
         "voice_first_audio_ms": voice,
         "first_sound_ms": total,
     }
+
+
+SERIES = ("line_ms", "heard_ms", "voice_first_audio_ms", "first_sound_ms")
 
 
 def turns_side_by_side(phrases: Phrases, trials: int, rounds: int) -> list[dict[str, Any]]:
@@ -182,9 +217,9 @@ def turns_side_by_side(phrases: Phrases, trials: int, rounds: int) -> list[dict[
             run = reply_latency(phrases, silence_ms, trials, turn)
             into = merged.setdefault(
                 (turn, silence_ms),
-                {**run, "heard_ms": [], "first_sound_ms": [], "voice_first_audio_ms": []},
+                {**run, **{key: [] for key in SERIES}},
             )
-            for key in ("heard_ms", "first_sound_ms", "voice_first_audio_ms"):
+            for key in SERIES:
                 into[key].extend(run[key])
     return list(merged.values())
 
@@ -368,13 +403,14 @@ def main() -> None:
         side = turns_side_by_side(phrases, args.latency, args.rounds)
         (HERE / "conversation_turns.json").write_text(json.dumps(side, indent=2) + "\n")
         print(
-            "| Turn model | End of turn limit | End of phrase → wait returns"
-            " | Voice's first audio | End of phrase → first sound |"
+            "| Turn model | End of turn limit | End of phrase → line in raw.jsonl"
+            " | → wait returns | Voice's first audio | End of phrase → first sound |"
         )
-        print("| --- | --- | --- | --- | --- |")
+        print("| --- | --- | --- | --- | --- | --- |")
         for run in side:
             print(
-                f"| {run['turn']} | {run['end_silence_ms']} ms | {summary(run['heard_ms'])} ms"
+                f"| {run['turn']} | {run['end_silence_ms']} ms | {summary(run['line_ms'])} ms"
+                f" | {summary(run['heard_ms'])} ms"
                 f" | {summary(run['voice_first_audio_ms'])} ms"
                 f" | {summary(run['first_sound_ms'])} ms |"
             )
