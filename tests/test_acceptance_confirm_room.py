@@ -42,11 +42,6 @@ STEP_S = 120.0
 """Bound for a step (a voice starting, a turn being recognised) with both cores busy."""
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class Microphone:
     """Feeds `assist listen --from -` in real time: silence, or whatever `hear` queued."""
 

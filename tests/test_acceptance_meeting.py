@@ -28,11 +28,6 @@ SETTLE_S = 3.0
 ECHO_DELAY_S = 0.8
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 async def test_a_short_meeting_with_an_agent_at_the_real_pace(tmp_path: Path) -> None:
     place = Place(tmp_path)
     place.configure(cooldown_s=30, max_per_meeting=3)

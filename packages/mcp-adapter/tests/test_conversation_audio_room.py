@@ -36,11 +36,6 @@ QUESTION = "What time is it in Tokyo right now?"
 REPLY = "It is late in the evening in Tokyo, nine hours ahead of London."
 
 
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def play(path: Path, env: dict[str, str]) -> None:
     played = subprocess.run(
         ["paplay", "--device=room", str(path)],

@@ -44,11 +44,6 @@ LINE = (
 )
 
 
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def stamp() -> datetime:
     return datetime.now().astimezone()
 

@@ -44,11 +44,6 @@ SETTLE_S = 30.0
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
     return place_in(tmp_path_factory, "confirm", cooldown_s=0)
 

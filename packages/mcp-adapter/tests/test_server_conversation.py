@@ -36,11 +36,6 @@ HEARD_WITHIN_S = 60
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def phrases() -> Phrases:
     return Phrases()
 

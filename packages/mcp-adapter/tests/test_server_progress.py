@@ -47,11 +47,6 @@ class Reports:
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
     return place_in(tmp_path_factory, "progress", cooldown_s=0)
 

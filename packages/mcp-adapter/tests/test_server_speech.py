@@ -43,11 +43,6 @@ NOTICE_S = 0.2
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
     return place_in(tmp_path_factory, "speech", cooldown_s=0)
 

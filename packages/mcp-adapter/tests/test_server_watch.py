@@ -46,11 +46,6 @@ NOTICE = notice_text("Claude")
 
 
 @pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
 def place(tmp_path_factory: pytest.TempPathFactory) -> Place:
     return place_in(tmp_path_factory, "watch")
 

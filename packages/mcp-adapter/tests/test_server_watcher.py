@@ -46,11 +46,6 @@ OTHER_PID = 4242
 """The pid of "another assist mcp" in log events written by a test."""
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 class FakeVoice:
     """Stands in for the supervisor's `Voice`. Like the real one, a `stop_line` with no line
     in flight is dropped. A line waits for `may_start`, runs `on_say` (which looks at the
