@@ -17,7 +17,6 @@ import json
 import os
 import queue
 import subprocess
-import sys
 import threading
 import time
 import wave
@@ -28,8 +27,6 @@ import anyio
 import numpy as np
 import pytest
 from assist.core.answers import classify
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "packages" / "mcp-adapter" / "tests"))
 from mcp_harness import ASSIST, Place, connect, value_of
 
 pytestmark = pytest.mark.anyio

@@ -11,15 +11,12 @@ really produced audio (`--save-audio`).
 
 from __future__ import annotations
 
-import sys
 import time
 import wave
 from pathlib import Path
 
 import anyio
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "packages" / "mcp-adapter" / "tests"))
 from mcp_harness import LiveMeeting, Place, connect, helper_pids, value_of
 
 pytestmark = pytest.mark.anyio

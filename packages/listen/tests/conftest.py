@@ -3,14 +3,11 @@ conftest's, shared with the adapter's tests)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from assist.listen.voiced import VoicedMeeting, voice_meeting
-
-sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import MEETING, RUNNING, write_wav
 
 

@@ -10,7 +10,6 @@ import pty
 import re
 import signal
 import subprocess
-import sys
 import time
 import wave
 from pathlib import Path
@@ -18,8 +17,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from assist.mcp.store.sessions import SessionStore
-
-sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import (
     ASSIST,
     REPO,

@@ -10,8 +10,6 @@ import time
 from pathlib import Path
 
 from assist.core.words import word_error_rate
-
-sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import MEETING, Listener, eventually, listen_env, raw_lines, write_wav
 
 MOST_WORD_ERRORS = 0.15

@@ -8,8 +8,7 @@ thread that touches `audio/room.native.wav` (as a recorder would), with lines ap
 server takes its place from `place_in` and a fresh meeting for each test from `next_meeting`;
 `raw_server` is `RawServer` for the length of a block, checked as it ends.
 
-Import it from a test file with `sys.path.insert(0, str(Path(__file__).parent))` (the suite
-runs with --import-mode=importlib, so test folders are not on the path).
+Import it by name: the root pyproject's pytest `pythonpath` puts this folder on the path.
 """
 
 from __future__ import annotations

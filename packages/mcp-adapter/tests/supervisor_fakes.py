@@ -14,7 +14,7 @@ from assist.app.engines import load_plugins
 from assist.core.engines import VOICES, EngineSpec, hookimpl
 from assist.core.plugins import Registry
 
-FAKES = Path(__file__).parent
+FAKES = Path(__file__).parent / "fake_helpers"
 FAKE_ENGINES = ("kokoro", "piper", "espeak")
 
 

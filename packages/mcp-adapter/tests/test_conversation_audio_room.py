@@ -18,15 +18,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import anyio
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 from conversation_room import Phrases
 from mcp_harness import Place, connect, value_of
 

@@ -21,12 +21,8 @@ import pytest
 from assist.mcp.commands.doctor import doctor_command, lock_holder
 from assist.mcp.speech.helper_command import VOICE_COMMAND_VARIABLE
 from assist.mcp.speech.supervisor import READY_WITHIN_VARIABLE
-
-sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
-from supervisor_fakes import fake
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import run_assist
+from supervisor_fakes import fake
 
 EVERY_PLUGIN = "espeak,kokoro,piper,qwen3,supertonic"
 FAKE_SOUNDDEVICE = Path(__file__).parent / "voice_fakes" / "device"

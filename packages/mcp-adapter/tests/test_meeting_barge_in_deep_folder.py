@@ -14,7 +14,6 @@ import json
 import os
 import socket
 import subprocess
-import sys
 import time
 from datetime import datetime
 from pathlib import Path
@@ -26,10 +25,8 @@ from assist.core.files import SIGNALS_SOCKET
 from assist.listen.onsets import Signals
 from assist.mcp.server import barge_in
 from assist.mcp.server.barge_in import BargeIn, SignalSocket, socket_address
-from mcp.client.session import ClientSession
-
-sys.path.insert(0, str(Path(__file__).parent))
 from conversation_room import Phrases, Room
+from mcp.client.session import ClientSession
 from mcp_harness import ASSIST, Place, connect, eventually, value_of
 
 pytestmark = pytest.mark.anyio

@@ -13,9 +13,6 @@ import pytest
 from assist.core.files import READY_WITHIN_S
 from assist.core.settings import VoiceSettings
 from assist.mcp.speech.supervisor import READY_WITHIN_VARIABLE, Voice, ready_limit
-
-sys.path.insert(0, str(Path(__file__).parent))
-sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from mcp_harness import LiveMeeting, Place, connect, refusal_of
 from supervisor_fakes import FAKES, fake, registry
 

@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import attrs
@@ -16,8 +15,6 @@ from assist.core.recognisers import (
     hookimpl,
 )
 from assist.mcp.speech.recogniser_choice import describe_recognisers
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import run_assist
 
 

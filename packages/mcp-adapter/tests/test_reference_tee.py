@@ -5,7 +5,6 @@ is sent too); with no listener the player plays as before."""
 from __future__ import annotations
 
 import socket
-import sys
 import threading
 import time
 from pathlib import Path
@@ -14,8 +13,6 @@ import numpy as np
 from assist.core.echo_reference import RATE_HZ, decode
 from assist.mcp.voice.player import SpeakerPlayer
 from assist.mcp.voice.reference_tee import ReferenceTee
-
-sys.path.insert(0, str(Path(__file__).parent))
 from test_voice_helper_parts import RATE, PacedStream, tone
 
 LATENCY_S = 0.04

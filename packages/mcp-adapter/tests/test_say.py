@@ -13,7 +13,6 @@ import json
 import os
 import shlex
 import subprocess
-import sys
 import wave
 from pathlib import Path
 
@@ -23,12 +22,8 @@ from assist.mcp.commands import say
 from assist.mcp.commands.say import engine_override, say_command
 from assist.mcp.commands.terminal_voice import Machine
 from assist.mcp.speech.helper_command import VOICE_COMMAND_VARIABLE
-
-sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
-from supervisor_fakes import fake
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import run_assist
+from supervisor_fakes import fake
 
 
 @pytest.fixture

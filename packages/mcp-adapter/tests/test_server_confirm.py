@@ -8,11 +8,9 @@ begin before it logs that), then writes the user's answer into `raw.jsonl` as a 
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -20,8 +18,6 @@ import mcp_types as types
 import pytest
 from assist.core import hints, refusals
 from mcp.client.session import ClientSession
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import (
     LiveMeeting,
     Place,

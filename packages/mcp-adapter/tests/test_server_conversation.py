@@ -19,10 +19,8 @@ from typing import Any
 
 import anyio
 import pytest
-from mcp.client.session import ClientSession
-
-sys.path.insert(0, str(Path(__file__).parent))
 from conversation_room import Phrases, Room
+from mcp.client.session import ClientSession
 from mcp_harness import ASSIST, LiveMeeting, Place, connect, eventually, refusal_of, value_of
 
 pytestmark = pytest.mark.anyio

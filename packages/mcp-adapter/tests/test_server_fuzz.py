@@ -15,18 +15,14 @@ from __future__ import annotations
 
 import collections
 import json
-import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 from assist.mcp.server import tools
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import LiveMeeting, Place, RawServer
 
 EXAMPLES = 400

@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,8 +24,6 @@ import pytest
 from assist.mcp.server.server import guarded
 from assist.mcp.server.transport import reply_line
 from mcp.shared.exceptions import MCPError
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import LiveMeeting, Place, RawServer, helper_pids, place_in, raw_server
 
 DEEP = "[" * 5000 + "]" * 5000

@@ -10,17 +10,13 @@ waits are long (progress comes every 5 s) and the checks count notifications, ne
 
 from __future__ import annotations
 
-import sys
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 
 import anyio
 import mcp_types as types
 import pytest
 from assist.mcp.server import progress
 from mcp.client.session import ClientSession, IncomingMessage
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import LiveMeeting, Place, connect, next_meeting, place_in, value_of, watching
 
 pytestmark = pytest.mark.anyio

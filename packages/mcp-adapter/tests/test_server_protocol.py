@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 import time
 from collections.abc import Iterator
 from importlib import metadata
@@ -19,8 +18,6 @@ from typing import Any
 
 import pytest
 from assist.mcp.server import tools, wire
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import (
     TOOLS_IN_ORDER,
     LiveMeeting,

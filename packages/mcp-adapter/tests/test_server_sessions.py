@@ -8,15 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp.client.session import ClientSession
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import LiveMeeting, Place, connect, refusal_of, value_of
 
 pytestmark = pytest.mark.anyio

@@ -9,13 +9,10 @@ machine would make such a test fail for no fault of the server.
 from __future__ import annotations
 
 import signal
-import sys
 import time
 from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import LiveMeeting, Place, RawServer, helper_pids
 
 ENDINGS = {

@@ -11,18 +11,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from assist.core.consent import notice_text
 from mcp.client.session import ClientSession
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import (
     LiveMeeting,
     Place,

@@ -34,8 +34,6 @@ from assist.mcp.speech.supervisor import SayResult, VoiceFailure
 from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.heartbeat import LAPSE_S
 from assist.mcp.store.sessions import SessionStore
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import LiveMeeting, Place
 
 pytestmark = pytest.mark.anyio

@@ -17,8 +17,6 @@ import pytest
 from assist.core.settings import VoiceSettings
 from assist.core.supervision import MAX_FAILURES
 from assist.mcp.speech.supervisor import Voice, VoiceFailure
-
-sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from supervisor_fakes import fake, registry, wait_gone
 
 

@@ -28,8 +28,6 @@ from assist.mcp.speech.helper_command import (
     plan_engines,
     resolve_reference,
 )
-
-sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from supervisor_fakes import registry
 
 GIB = 2**30

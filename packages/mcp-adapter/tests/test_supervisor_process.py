@@ -15,8 +15,6 @@ from pathlib import Path
 
 import pytest
 from assist.mcp.speech.helper_process import HelperError, HelperProcess, kill_all_helpers
-
-sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from supervisor_fakes import fake, gone, wait_gone
 
 

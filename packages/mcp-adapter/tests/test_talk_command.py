@@ -6,7 +6,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
 from assist.mcp.commands.talk import serve_command
 from conversation_room import Room
 from mcp_harness import Place, run_assist

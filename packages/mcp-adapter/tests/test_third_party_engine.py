@@ -20,8 +20,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import run_assist
 
 HELPER = Path(sys.executable).parent / "assist-voice"

@@ -4,10 +4,8 @@
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
 from mcp_harness import run_assist
 
 

@@ -6,7 +6,6 @@ as a blocking device write does, so cuts and drains happen on a real writer thre
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from pathlib import Path
@@ -27,8 +26,6 @@ from assist.mcp.voice.player import (
     open_speakers,
 )
 from assist.mcp.voice.recording import reply_name, save_reply
-
-sys.path.insert(0, str(Path(__file__).parent / "fake_helpers"))
 from supervisor_fakes import declared
 
 RATE = 8000
