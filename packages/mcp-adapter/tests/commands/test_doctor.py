@@ -21,12 +21,10 @@ import pytest
 from assist.mcp.commands.doctor import doctor_command, lock_holder
 from assist.mcp.speech.helper_command import VOICE_COMMAND_VARIABLE
 from assist.mcp.speech.supervisor import READY_WITHIN_VARIABLE
-from mcp_harness import run_assist
+from mcp_harness import FAKE_SOUNDDEVICE, run_assist
 from supervisor_fakes import fake
 
 EVERY_PLUGIN = "espeak,kokoro,piper,qwen3,supertonic"
-FAKE_SOUNDDEVICE = Path(__file__).parent / "voice_fakes" / "device"
-"""A sounddevice with one microphone and one pair of speakers, whatever this machine has."""
 """The entry-point names of every engine plugin in the workspace."""
 
 

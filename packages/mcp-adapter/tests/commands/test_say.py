@@ -22,7 +22,7 @@ from assist.mcp.commands import say
 from assist.mcp.commands.say import engine_override, say_command
 from assist.mcp.commands.terminal_voice import Machine
 from assist.mcp.speech.helper_command import VOICE_COMMAND_VARIABLE
-from mcp_harness import run_assist
+from mcp_harness import FAKE_SOUNDDEVICE, run_assist
 from supervisor_fakes import fake
 
 
@@ -38,10 +38,6 @@ def place(tmp_path: Path) -> dict[str, str]:
         "ASSIST_HOME": str(tmp_path / "sessions"),
         "ASSIST_VOICE_CACHE": str(tmp_path / "cache"),
     }
-
-
-FAKE_SOUNDDEVICE = Path(__file__).parent / "voice_fakes" / "device"
-"""A sounddevice with one microphone and one pair of speakers, whatever this machine has."""
 
 
 def run(env: dict[str, str], *arguments: str) -> subprocess.CompletedProcess[str]:

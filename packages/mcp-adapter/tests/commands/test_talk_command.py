@@ -8,10 +8,7 @@ from pathlib import Path
 
 from assist.mcp.commands.talk import serve_command
 from conversation_room import Room
-from mcp_harness import Place, run_assist
-
-FAKE_LISTENER = Path(__file__).parent / "listener_fakes" / "fake_listener.py"
-FAKE_SOUNDDEVICE = Path(__file__).parent / "voice_fakes" / "device"
+from mcp_harness import FAKE_LISTENER, FAKE_SOUNDDEVICE, Place, run_assist
 
 
 def talk_in_a_room(place: Place, tmp_path: Path) -> subprocess.CompletedProcess[str]:

@@ -208,7 +208,7 @@ def test_the_meeting_ended_the_watch_and_every_process_was_measured(
     assert "the recording stops" in asr_run["stderr"]
 
 
-FAKES = Path(__file__).parent / "demo_fakes"
+FAKES = Path(__file__).parents[1] / "demo_fakes"
 
 
 def test_an_external_agent_gets_an_mcp_config_and_is_judged_from_the_files(

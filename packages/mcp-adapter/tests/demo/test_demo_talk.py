@@ -25,6 +25,7 @@ import pytest
 from assist.mcp.demo import talk_policy
 from assist.mcp.demo.talk import FILLER_BOUNDS_S, TalkPlan, run_talk
 from assist.mcp.demo.voice_choice import demo_engine
+from mcp_harness import FAKE_LISTENER
 
 DEMO = [str(Path(sys.executable).parent / "assist"), "demo", "--talk"]
 STORY_WITHIN_S = 600
@@ -144,8 +145,7 @@ def test_an_answer_the_story_does_not_know_is_refused_with_the_ones_it_does(
 
 
 def test_a_conversation_that_cannot_start_fails_the_demo_naming_the_step(tmp_path: Path) -> None:
-    fake = Path(__file__).parent / "listener_fakes" / "fake_listener.py"
-    env = {"ASSIST_LISTEN_COMMAND": f"{sys.executable} {fake}", "FAKE_LISTENER": "refuse"}
+    env = {"ASSIST_LISTEN_COMMAND": f"{sys.executable} {FAKE_LISTENER}", "FAKE_LISTENER": "refuse"}
     # Within a minute, not the story's time: the room it had opened must close at once (its
     # microphone FIFO, which nobody reads any more, once held the demo for ever).
     done = run_command("--workdir", str(tmp_path / "run"), env=env, within=60)

@@ -140,7 +140,7 @@ def test_a_room_whose_listener_died_closes_within_a_second(tmp_path: Path) -> No
 
 
 def test_the_talk_demo_gives_one_length_in_its_help_its_banner_and_the_readme() -> None:
-    readme = (Path(__file__).parents[3] / "README.md").read_text(encoding="utf-8")
+    readme = (Path(__file__).parents[4] / "README.md").read_text(encoding="utf-8")
     told = " ".join(line for line in readme.splitlines() if "demo --talk" in line)
     assert command.TALK_LENGTH == "about 45 s"
     assert command.TALK_LENGTH in told

@@ -22,7 +22,7 @@ import resvg_py
 EVAL = [str(Path(sys.executable).parent / "assist"), "eval"]
 MEETINGS = ("small-talk", "claudia")
 AGENTS = ("stand-in", "mute", "chatty")
-FAKES = Path(__file__).parent / "demo_fakes"
+FAKES = Path(__file__).parents[1] / "demo_fakes"
 
 
 def run_eval(*arguments: str, timeout: float = 400) -> subprocess.CompletedProcess[str]:

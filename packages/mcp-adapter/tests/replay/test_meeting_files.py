@@ -11,7 +11,7 @@ from assist.core.names import says_name
 from assist.core.scoring import Label
 from assist.mcp.replay.meeting_files import EVALUATED, MeetingError, load_meeting, parse_meeting
 
-MEETINGS = Path(__file__).resolve().parents[1] / "src" / "assist" / "mcp" / "replay" / "meetings"
+MEETINGS = Path(__file__).resolve().parents[2] / "src" / "assist" / "mcp" / "replay" / "meetings"
 HEADER = '{"assist_meeting": 1, "name": "t", "title": "T"}\n'
 
 

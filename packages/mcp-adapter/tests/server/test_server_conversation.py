@@ -21,11 +21,19 @@ import anyio
 import pytest
 from conversation_room import Phrases, Room
 from mcp.client.session import ClientSession
-from mcp_harness import ASSIST, LiveMeeting, Place, connect, eventually, refusal_of, value_of
+from mcp_harness import (
+    ASSIST,
+    FAKE_LISTENER,
+    LiveMeeting,
+    Place,
+    connect,
+    eventually,
+    refusal_of,
+    value_of,
+)
 
 pytestmark = pytest.mark.anyio
 
-FAKE_LISTENER = Path(__file__).parent / "listener_fakes" / "fake_listener.py"
 QUESTION = "What time is it in Tokyo right now?"
 LONG_S = 6.0
 """How long the stand-in voice plays a line: time enough to be talked over."""
@@ -214,7 +222,7 @@ async def test_without_portaudio_the_conversation_is_refused_naming_the_library_
 ) -> None:
     """The real `assist listen` on the microphone, on a machine without PortAudio (its
     sounddevice fails to import as there): the refusal is its one sentence, not a traceback."""
-    no_portaudio = Path(__file__).parents[2] / "app" / "tests" / "no_portaudio"
+    no_portaudio = Path(__file__).parents[3] / "app" / "tests" / "no_portaudio"
     env = voice_env(place, 0.3, PYTHONPATH=str(no_portaudio))
     async with connect(place, env=env) as server:
         refused = refusal_of(await server.call_tool("start_conversation", {}))

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-SERVER = Path(__file__).resolve().parents[1] / "src" / "assist" / "mcp" / "server"
+SERVER = Path(__file__).resolve().parents[2] / "src" / "assist" / "mcp" / "server"
 PACKAGE = "assist.mcp.server"
 
 LAYERS: list[set[str]] = [

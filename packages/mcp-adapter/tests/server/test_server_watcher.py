@@ -34,7 +34,7 @@ from assist.mcp.speech.supervisor import SayResult, VoiceFailure
 from assist.mcp.store.config import ConfigFile
 from assist.mcp.store.heartbeat import LAPSE_S
 from assist.mcp.store.sessions import SessionStore
-from mcp_harness import LiveMeeting, Place
+from mcp_harness import FAKE_LISTENER, LiveMeeting, Place
 
 pytestmark = pytest.mark.anyio
 
@@ -290,9 +290,8 @@ async def test_a_voice_that_cannot_be_built_is_a_failed_notice(rig: Rig) -> None
 async def test_start_conversation_like_watch_meeting_waits_for_the_voice_a_stop_left_closing(
     tmp_path: Path,
 ) -> None:
-    listener = Path(__file__).parent / "listener_fakes" / "fake_listener.py"
     environ = {
-        "ASSIST_LISTEN_COMMAND": f"{sys.executable} {listener}",
+        "ASSIST_LISTEN_COMMAND": f"{sys.executable} {FAKE_LISTENER}",
         "FAKE_LISTENER": "crash",
         "FAKE_LISTENER_AFTER": "120",  # captures for the whole test
     }

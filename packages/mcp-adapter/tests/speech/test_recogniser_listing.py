@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import attrs
 from assist.core.plugins import Registry
@@ -15,7 +14,7 @@ from assist.core.recognisers import (
     hookimpl,
 )
 from assist.mcp.speech.recogniser_choice import describe_recognisers
-from mcp_harness import run_assist
+from mcp_harness import FAKE_SOUNDDEVICE, run_assist
 
 
 def recogniser_lines(stdout: str) -> list[str]:
@@ -67,10 +66,13 @@ def test_assist_doctor_lists_the_recognisers_and_the_configured_one(tmp_path):
     config.write_text(
         json.dumps({"voice": {"engine": "espeak"}, "listen": {"stt": "pocketsphinx"}})
     )
-    sounding = str(Path(__file__).parent / "voice_fakes" / "device")  # speakers, whatever is here
     done = run_assist(
         "doctor",
-        {"ASSIST_CONFIG": str(config), "ASSIST_HOME": str(tmp_path), "PYTHONPATH": sounding},
+        {
+            "ASSIST_CONFIG": str(config),
+            "ASSIST_HOME": str(tmp_path),
+            "PYTHONPATH": str(FAKE_SOUNDDEVICE),
+        },
     )
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()

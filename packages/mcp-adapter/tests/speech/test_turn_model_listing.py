@@ -4,9 +4,8 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
-from mcp_harness import run_assist
+from mcp_harness import FAKE_SOUNDDEVICE, run_assist
 
 
 def turn_model_lines(stdout: str) -> list[str]:
@@ -36,8 +35,11 @@ def test_blocking_smart_turn_leaves_silence_and_says_what_to_install():
 def test_assist_doctor_shows_the_configured_turn_model(tmp_path):
     config = tmp_path / "config.json"
     config.write_text(json.dumps({"voice": {"engine": "espeak"}, "listen": {"turn": "silence"}}))
-    sounding = str(Path(__file__).parent / "voice_fakes" / "device")  # speakers, whatever is here
-    env = {"ASSIST_CONFIG": str(config), "ASSIST_HOME": str(tmp_path), "PYTHONPATH": sounding}
+    env = {
+        "ASSIST_CONFIG": str(config),
+        "ASSIST_HOME": str(tmp_path),
+        "PYTHONPATH": str(FAKE_SOUNDDEVICE),
+    }
     done = run_assist("doctor", env)
     assert done.returncode == 0, done.stderr
     assert "  listen.turn: silence (set in the config file)" in done.stdout.splitlines()

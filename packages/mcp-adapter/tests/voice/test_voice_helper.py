@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 import soundfile
 
-FAKES = Path(__file__).parent / "voice_fakes"
+FAKES = Path(__file__).parents[1] / "voice_fakes"
 PLUGIN = FAKES / "plugin"
 DEVICE = FAKES / "device"
 EVENT_WAIT_S = 30.0
