@@ -13,7 +13,7 @@ import numpy as np
 from assist.core.echo_reference import RATE_HZ, decode
 from assist.mcp.voice.player import SpeakerPlayer
 from assist.mcp.voice.reference_tee import ReferenceTee
-from test_voice_helper_parts import RATE, PacedStream, tone
+from player_fakes import RATE, PacedStream, tone
 
 LATENCY_S = 0.04
 

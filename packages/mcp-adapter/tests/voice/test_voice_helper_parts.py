@@ -1,7 +1,8 @@
 """The helper's parts on their own: the players, WAV naming, and the auto choice of engine.
 
-The speaker player runs against a stand-in output stream that takes audio at real-time pace,
-as a blocking device write does, so cuts and drains happen on a real writer thread.
+The speaker player runs against a stand-in output stream (`player_fakes`) that takes audio at
+real-time pace, as a blocking device write does, so cuts and drains happen on a real writer
+thread.
 """
 
 from __future__ import annotations
@@ -26,41 +27,8 @@ from assist.mcp.voice.player import (
     open_speakers,
 )
 from assist.mcp.voice.recording import reply_name, save_reply
+from player_fakes import RATE, PacedStream, tone
 from supervisor_fakes import declared
-
-RATE = 8000
-
-
-class PacedStream:
-    """Takes each write at real-time pace and keeps what it was handed."""
-
-    def __init__(self, fail_after: int | None = None) -> None:
-        self.written: list[np.ndarray] = []
-        self.block_sizes: list[int] = []
-        self.stopped = self.closed = False
-        self._fail_after = fail_after
-
-    def write(self, data: np.ndarray) -> bool:
-        assert data.dtype == np.float32 and data.shape[1:] == (1,)
-        if self._fail_after is not None and len(self.written) >= self._fail_after:
-            raise RuntimeError("device unplugged")
-        time.sleep(len(data) / RATE)
-        self.written.append(data[:, 0].copy())
-        self.block_sizes.append(len(data))
-        return False
-
-    def stop(self) -> None:
-        self.stopped = True
-
-    def close(self) -> None:
-        self.closed = True
-
-    def samples(self) -> int:
-        return sum(len(block) for block in self.written)
-
-
-def tone(seconds: float) -> np.ndarray:
-    return np.full(round(seconds * RATE), 0.1, dtype=np.float32)
 
 
 def test_the_speaker_player_hands_every_chunk_to_the_device_in_small_blocks() -> None:
