@@ -1,4 +1,5 @@
-"""What every package's tests share: audio, which a fresh machine does not have.
+"""What every package's tests share: audio, which a fresh machine does not have, and the event
+loop of the async tests.
 
 A test that records or plays real sound needs PortAudio, and one that goes through a real audio
 server needs PulseAudio too (the software room of `.ci/audio-room`). Neither comes with Python
@@ -6,6 +7,9 @@ and uv, so such a test says so: `@pytest.mark.audio` for PortAudio alone, the `a
 fixture (or `private_room`, for a test that stops its server) for the room. Each skips, where
 its part is missing, with a reason that starts with `[audio]` and says what to install, and the
 run ends with one line counting them and giving the one command that brings them all.
+
+An async test (`pytest.mark.anyio`) runs on asyncio alone, the loop `anyio.run` gives the server
+and the commands, whatever other backends anyio finds installed.
 """
 
 from __future__ import annotations
@@ -106,6 +110,12 @@ def audio_room() -> Iterator[dict[str, str]]:
 def private_room() -> Iterator[dict[str, str]]:
     """A room only this test uses, for a test that stops its audio server."""
     yield from start_room()
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    """Module-wide, as anyio's own, so a module's async fixtures may share one server."""
+    return "asyncio"
 
 
 @pytest.hookimpl(wrapper=True)

@@ -17,7 +17,6 @@ import json
 import os
 import queue
 import subprocess
-import sys
 import threading
 import time
 import wave
@@ -28,8 +27,6 @@ import anyio
 import numpy as np
 import pytest
 from assist.core.answers import classify
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "packages" / "mcp-adapter" / "tests"))
 from mcp_harness import ASSIST, Place, connect, value_of
 
 pytestmark = pytest.mark.anyio
@@ -40,11 +37,6 @@ QUESTION = "Okay to go ahead and delete the old release branch?"
 ANSWER = "No, don't do that."
 STEP_S = 120.0
 """Bound for a step (a voice starting, a turn being recognised) with both cores busy."""
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 class Microphone:

@@ -13,13 +13,10 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "packages" / "mcp-adapter" / "tests"))
 from mcp_harness import ASSIST, TOOLS_IN_ORDER, LiveMeeting, Place, helper_pids
 
 ROOT = Path(__file__).parents[1]

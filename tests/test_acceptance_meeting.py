@@ -11,26 +11,18 @@ really produced audio (`--save-audio`).
 
 from __future__ import annotations
 
-import sys
 import time
 import wave
 from pathlib import Path
 
 import anyio
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "packages" / "mcp-adapter" / "tests"))
 from mcp_harness import LiveMeeting, Place, connect, helper_pids, value_of
 
 pytestmark = pytest.mark.anyio
 
 SETTLE_S = 3.0
 ECHO_DELAY_S = 0.8
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 async def test_a_short_meeting_with_an_agent_at_the_real_pace(tmp_path: Path) -> None:

@@ -13,14 +13,12 @@ import itertools
 import json
 import os
 import signal
-import sys
 import threading
 import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).parents[1] / "packages" / "mcp-adapter" / "tests"))
 from mcp_harness import (
     LiveMeeting,
     Place,

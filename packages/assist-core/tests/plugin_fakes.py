@@ -1,7 +1,6 @@
 """What the plugin tests of every group share: a fake entry point and a plugin offering specs.
 
-Import it with `sys.path.insert(0, str(Path(__file__).parent))` (the suite runs with
---import-mode=importlib, so test folders are not on the path).
+Import it by name: the root pyproject's pytest `pythonpath` puts this folder on the path.
 """
 
 from __future__ import annotations

@@ -3,12 +3,11 @@ mechanism serving a second group (behaviour 8.4)."""
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from pathlib import Path
 
 import attrs
 import pluggy
+import plugin_fakes
 import pytest
 from assist.core.engines import (
     ALLOW_VARIABLE,
@@ -20,9 +19,6 @@ from assist.core.engines import (
     hookimpl,
 )
 from assist.core.plugins import PluginKind, Registry, UnknownPlugin
-
-sys.path.insert(0, str(Path(__file__).parent))
-import plugin_fakes
 from plugin_fakes import FakeEntryPoint
 
 

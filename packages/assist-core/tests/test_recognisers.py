@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
+import plugin_fakes
 import pytest
 from assist.core.plugins import Registry, UnknownPlugin
 from assist.core.recognisers import (
@@ -18,9 +16,6 @@ from assist.core.recognisers import (
 )
 from hypothesis import given
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).parent))
-import plugin_fakes
 from plugin_fakes import FakeEntryPoint
 
 

@@ -3,13 +3,10 @@ conftest's, shared with the adapter's tests)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
 from assist.mcp.demo.rooms.voiced import VoicedMeeting, voice_meeting
-
-sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import MEETING, no_listener_outlives_its_test, write_wav
 
 __all__ = ["no_listener_outlives_its_test"]

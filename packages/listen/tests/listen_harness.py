@@ -1,8 +1,7 @@
 """Helpers of the listener's tests: the `assist listen` process, its environment (with the
 fake recogniser plugin), and reading what it wrote.
 
-Import it from a test file with `sys.path.insert(0, str(Path(__file__).parent))`, as the
-suite runs with --import-mode=importlib."""
+Import it by name: the root pyproject's pytest `pythonpath` puts this folder on the path."""
 
 from __future__ import annotations
 

@@ -19,11 +19,9 @@ from assist.listen.echo_canceller import EchoCanceller
 from assist.listen.echo_filters import AEC3_CHUNK, Aec3Filter, Filter, SpeexFilter, load_filter
 from assist.listen.echo_ring import ReferenceRing, ReferenceSocket
 from assist.mcp.demo.rooms.room import pitched
+from echo_mix import erle_db, loud_onsets, mix, room_impulse
 from hypothesis import given
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).parent))
-from echo_mix import erle_db, loud_onsets, mix, room_impulse
 from listen_harness import Listener, eventually, listen_env
 
 LINE = (

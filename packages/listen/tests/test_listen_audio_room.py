@@ -8,13 +8,10 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from assist.core.words import word_error_rate
-
-sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import Listener, eventually, listen_env, raw_lines
 
 MOST_WORD_ERRORS = 0.10

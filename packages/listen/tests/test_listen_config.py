@@ -6,12 +6,8 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
-from pathlib import Path
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import ASSIST, FAKE_PLUGIN, listen_env
 
 

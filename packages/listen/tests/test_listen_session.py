@@ -10,7 +10,6 @@ import pty
 import re
 import signal
 import subprocess
-import sys
 import time
 import wave
 from pathlib import Path
@@ -20,8 +19,6 @@ import pytest
 from assist.app.store.sessions import SessionStore
 from assist.core.turn_ends import TURN_PAUSE_MS
 from assist.core.turns import END_SILENCE_MS
-
-sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import (
     ASSIST,
     REPO,

@@ -5,14 +5,11 @@ model says; a model that cannot load or fails leaves the silence rule, with one 
 from __future__ import annotations
 
 import json
-import sys
 from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
 import pytest
-
-sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import Listener, listen_env, raw_lines, write_wav
 
 RATE_HZ = 16_000

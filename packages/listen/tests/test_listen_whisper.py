@@ -4,13 +4,10 @@ package, so nothing is downloaded): the words of a Piper-voiced meeting come bac
 from __future__ import annotations
 
 import json
-import sys
 import wave
 from pathlib import Path
 
 from assist.core.words import word_error_rate
-
-sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import Listener, listen_env, raw_lines
 
 MOST_WORD_ERRORS = 0.10

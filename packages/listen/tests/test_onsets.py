@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +12,6 @@ from assist.core.turns import TurnRules
 from assist.listen.onsets import REARM_MS, LoudOnsets
 from hypothesis import given
 from hypothesis import strategies as st
-
-sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import Listener, listen_env, write_wav
 
 

@@ -3,7 +3,6 @@ the block, and silence of its length keeps the clock), and a WAV file played at 
 
 from __future__ import annotations
 
-import sys
 import threading
 import time
 from pathlib import Path
@@ -11,8 +10,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 from assist.listen.sources import CaptureError, DeviceSource, WavSource, _with_gap
-
-sys.path.insert(0, str(Path(__file__).parent))
 from listen_harness import write_wav
 
 

@@ -52,10 +52,7 @@ def test_on_a_terminal_the_view_draws_the_meter_and_state_and_prints_each_line(
     import os
     import pty
     import subprocess
-    import sys
-    from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).parent))
     from listen_harness import ASSIST, listen_env
 
     leader, follower = pty.openpty()

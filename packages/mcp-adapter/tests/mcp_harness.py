@@ -8,8 +8,7 @@ thread that touches `audio/room.native.wav` (as a recorder would), with lines ap
 server takes its place from `place_in` and a fresh meeting for each test from `next_meeting`;
 `raw_server` is `RawServer` for the length of a block, checked as it ends.
 
-Import it from a test file with `sys.path.insert(0, str(Path(__file__).parent))` (the suite
-runs with --import-mode=importlib, so test folders are not on the path).
+Import it by name: the root pyproject's pytest `pythonpath` puts this folder on the path.
 """
 
 from __future__ import annotations
@@ -35,6 +34,11 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 
 HERE = Path(__file__).parent
 SLOW_VOICE = HERE / "server_fakes" / "slow_voice.py"
+FAKE_LISTENER = HERE / "listener_fakes" / "fake_listener.py"
+"""An `assist listen` stand-in that refuses, crashes or hangs as `FAKE_LISTENER` says."""
+FAKE_SOUNDDEVICE = HERE / "voice_fakes" / "device"
+"""A `sounddevice` with one microphone and one pair of speakers, whatever this machine has (put
+this folder first on PYTHONPATH)."""
 ASSIST = Path(sys.executable).parent / "assist"
 HELPER_COMMANDS = (b"assist-voice", b"slow_voice.py", b"assist.mcp.voice.helper")
 """How a voice helper's command line can be recognised."""

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+import supertonic_tiny_model as tiny
 from assist.core.engines import VoiceOptions
 from assist.core.sentences import speech_chunks
 from assist.engine_kit.served import closed_port
@@ -32,10 +33,6 @@ from assist.voice.supertonic.engine import (
 )
 from assist.voice.supertonic.files import ModelUnavailable
 from supertonic.config import DEFAULT_SPEED
-
-sys.path.insert(0, str(Path(__file__).parent))
-
-import supertonic_tiny_model as tiny
 
 REPLY = "Sure. It shipped on Monday! Any questions?"
 RATE = tiny.SAMPLE_RATE

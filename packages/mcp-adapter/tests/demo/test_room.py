@@ -10,8 +10,6 @@ import time
 from pathlib import Path
 
 from assist.core.words import word_error_rate
-
-sys.path.insert(0, str(Path(__file__).parents[3] / "listen" / "tests"))
 from listen_harness import (
     MEETING,
     Listener,

@@ -1,0 +1,91 @@
+"""The speaker player's reference tee (behaviour 14.2): what it plays goes, stamped with when
+it sounds, to the listener's socket, on one timeline across lines (the silence between them
+is sent too); with no listener the player plays as before."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from pathlib import Path
+
+import numpy as np
+from assist.core.echo_reference import RATE_HZ, decode
+from assist.mcp.voice.player import SpeakerPlayer
+from assist.mcp.voice.reference_tee import ReferenceTee
+from player_fakes import RATE, PacedStream, tone
+
+LATENCY_S = 0.04
+
+
+class Received:
+    """Reads the listener's end as it comes, as the listener does (a Unix datagram socket
+    queues only a few datagrams)."""
+
+    def __init__(self, listener: socket.socket) -> None:
+        self.blocks: list[tuple[float, np.ndarray]] = []
+        self._listener = listener
+        listener.settimeout(0.5)
+        self._thread = threading.Thread(target=self._read)
+        self._thread.start()
+
+    def _read(self) -> None:
+        while True:
+            try:
+                block = decode(self._listener.recv(65_536))
+            except TimeoutError:
+                return
+            assert block is not None
+            self.blocks.append((block[0], np.frombuffer(block[2], dtype="<i2")))
+
+    def sounding(self) -> list[tuple[float, np.ndarray]]:
+        self._thread.join()
+        return [block for block in self.blocks if np.any(block[1])]
+
+
+def test_each_line_played_reaches_the_listener_on_one_unbroken_timeline(tmp_path: Path) -> None:
+    path = tmp_path / "ref.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(path))
+    stream = PacedStream()
+    player = SpeakerPlayer(stream, RATE, ReferenceTee(str(path), RATE, LATENCY_S))
+    reader = Received(listener)
+    try:
+        before = time.monotonic()
+        player.begin()
+        player.play(tone(0.3))
+        player.wait()
+        time.sleep(0.2)  # between lines the writer keeps the stream fed with silence
+        player.begin()
+        player.play(tone(0.2))
+        player.wait()
+    finally:
+        player.close()
+    try:
+        blocks = reader.sounding()
+    finally:
+        listener.close()
+    times = np.concatenate([at + np.flatnonzero(samples) / RATE_HZ for at, samples in blocks])
+    assert abs(len(times) - 0.5 * RATE_HZ) <= 0.01 * RATE_HZ  # every sample played, once
+    assert before <= times[0] < before + LATENCY_S + 0.1
+    written = np.concatenate(stream.written)
+    played = np.flatnonzero(written)
+    silence_between = np.flatnonzero(np.diff(played) > 1)
+    assert len(silence_between) == 1  # both lines, and silence written between them
+    gap_s = (played[silence_between[0] + 1] - played[silence_between[0]] - 1) / RATE
+    assert gap_s > 0  # as much silence as the writer fed in the 0.2 s: less on a busy machine
+    second = times[np.flatnonzero(np.diff(times) > 0.1)[0] + 1]
+    assert abs(second - (times[0] + 0.3 + gap_s)) < 0.005  # no fresh start: one timeline
+
+
+def test_with_no_listener_the_player_plays_every_line_as_before(tmp_path: Path) -> None:
+    stream = PacedStream()
+    tee = ReferenceTee(str(tmp_path / "nobody.sock"), RATE, LATENCY_S)
+    player = SpeakerPlayer(stream, RATE, tee)
+    try:
+        player.begin()
+        player.play(tone(0.2))
+        assert player.wait() == round(0.2 * RATE)
+    finally:
+        player.close()
+    assert np.count_nonzero(np.concatenate(stream.written)) == round(0.2 * RATE)
