@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import socket
 import stat
 from pathlib import Path
 
@@ -42,3 +43,26 @@ def sockets_folder() -> Path:
             f"{path} is not a private folder of user {uid}; remove it, and it is made afresh"
         )
     return path
+
+
+def answers(path: Path) -> bool:
+    """Whether a live process holds the datagram socket at `path` (or where a link there
+    leads): a connect to it succeeds, and sends nothing, so it never waits on a full queue."""
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        probe.connect(str(path))
+        return True
+    except OSError:
+        return False
+    finally:
+        probe.close()
+
+
+def remove_dead(kind: str) -> None:
+    """Remove what is left in `sockets_folder()` of `kind` sockets nobody holds any more, and
+    their companions (the same name with another suffix, such as a server's claim on it):
+    left by processes that were killed, or outliving a socket removed at its end."""
+    for path in sockets_folder().glob(f"{kind}-*"):
+        if not answers(path.with_suffix(".sock")):
+            with contextlib.suppress(OSError):
+                path.unlink()

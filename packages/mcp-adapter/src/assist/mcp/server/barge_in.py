@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import attrs
-from assist.app.private_sockets import meeting_socket
+from assist.app.private_sockets import answers, meeting_socket
 from assist.core import meeting_log
 from assist.core.files import SIGNALS_SOCKET
 from assist.core.listener_clock import ListenerClock
@@ -143,7 +143,7 @@ class SignalSocket:
         except OSError as error:
             log.warning(f"no barge-in in this meeting: {error}")
             return None
-        if _answers(address):
+        if answers(address):
             log.info(f"no barge-in for this watch: another server holds {address}")
             return None
         with contextlib.suppress(OSError):
@@ -189,15 +189,3 @@ class SignalSocket:
 def socket_address(folder: Path) -> Path:
     """Where the signal socket of the meeting in `folder` lives (`meeting_socket`)."""
     return meeting_socket(folder, "signals")
-
-
-def _answers(path: Path) -> bool:
-    """Whether a live server still holds the socket at `path` (a send to it succeeds)."""
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    try:
-        probe.sendto(b"{}", str(path))
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()
