@@ -470,7 +470,8 @@ class WatchedMeeting:
     def __init__(self, root: Path, room: AudioRoom, *, routed: bool) -> None:
         config = root / "config" / "config.json"
         config.parent.mkdir(parents=True)
-        settings = {"assistant": {"enabled": True, "cooldown_s": 0}, "voice": {"engine": "piper"}}
+        assistant = {"enabled": True, "cooldown_s": 0, "max_per_meeting": 100}
+        settings = {"assistant": assistant, "voice": {"engine": "piper"}}
         config.write_text(json.dumps(settings))
         sessions = root / "sessions"
         sessions.mkdir()
