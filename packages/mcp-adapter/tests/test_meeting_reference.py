@@ -21,6 +21,9 @@ from assist.core.files import REFERENCE_SOCKET
 from assist.listen.echo_ring import ReferenceRing, ReferenceSocket
 from assist.mcp.speech.meeting_reference import CLAIM_SUFFIX, ReferenceRoute
 
+sys.path.insert(0, str(Path(__file__).parent))
+from mcp_harness import LiveMeeting, Place, connect, value_of
+
 ARRIVE_S = 5.0
 
 
@@ -59,6 +62,40 @@ def echo(tmp_path: Path) -> Iterator[Path]:
     for left in folder.iterdir():
         left.unlink()
     folder.rmdir()
+
+
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_a_real_server_holds_the_route_for_its_watch_and_a_second_one_says_it_goes_without(
+    tmp_path: Path,
+) -> None:
+    place = Place(tmp_path)
+    place.configure(cooldown_s=0)
+    with LiveMeeting(place) as meeting:
+        listener = listener_socket(meeting.folder)
+        claim = listener.path.with_suffix(CLAIM_SUFFIX)
+        second_errors = tmp_path / "second-stderr.txt"
+        try:
+            async with connect(place, env=place.slow_voice(0.05, 0.0)) as first:
+                value_of(await first.call_tool("watch_meeting", {}))
+                assert claim.exists()
+                with open(second_errors, "w") as errors:
+                    async with connect(
+                        place, env=place.slow_voice(0.05, 0.0), errlog=errors
+                    ) as second:
+                        value_of(await second.call_tool("watch_meeting", {}))
+                        value_of(await second.call_tool("stop_watching", {}))
+                assert claim.exists()  # the second leaving takes nothing of the first's
+                value_of(await first.call_tool("stop_watching", {}))
+                assert not claim.exists()
+        finally:
+            listener.close()
+    said = [line for line in second_errors.read_text().splitlines() if "reference" in line]
+    assert len(said) == 1 and "another server" in said[0], said
 
 
 def test_what_the_watching_servers_helper_sends_reaches_the_listener_and_the_watch_undoes_it(
