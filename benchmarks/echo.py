@@ -19,6 +19,11 @@ side, what it costs, and what it does for barge-in.
   listen` on the default input; barge-in on; `--replies N` replies, each a cut (`cut_off`) or
   not; with the canceller (the default) and with the gate alone (the helper started without
   the reference socket, so the listener has nothing to cancel with).
+- **A watched meeting** (16.3): a separate `assist listen` records the room's input while a
+  real `assist mcp` watches it and speaks `--meetings N` replies with Piper into the room (the
+  echo at 0 dB, barge-in on, the default); the lines and words of its own voice the recorder
+  writes to `raw.jsonl` (nobody else speaks), and the replies cut by its own voice, with the
+  echo reference's route and without it (`reference.sock` taken away before the watch).
 - **A real interruption**: the user (Piper, `paplay --device=room`) talks over a long line:
   whether it is cut, and the time from the user's first sound to the line silent, both read
   from one recording of the room (`parec` on the null sink's monitor): the user's speech is
@@ -27,7 +32,7 @@ side, what it costs, and what it does for barge-in.
   tens of milliseconds, so times across processes would be too).
 
     uv run python benchmarks/echo.py [--replies 50] [--interruptions 10] \
-        [--only software|pulseaudio|room|interruption]
+        [--meetings 20] [--only software|pulseaudio|room|interruption|meeting]
 
 Prints a Markdown table and writes `echo.json` beside this file (with `--only`, the parts run
 replace theirs in it). Linux with PulseAudio.
@@ -456,6 +461,96 @@ def false_barge_ins(room: AudioRoom, replies: int, *, cancel: bool) -> dict[str,
     return {"replies": replies, "cut": len(cut), "cut_at_s": cut}
 
 
+class WatchedMeeting:
+    """A meeting recorded by a separate `assist listen` on the room's input, watched by a real
+    server whose Piper voice plays into the room (16.3); `routed` False takes `reference.sock`
+    away before the watch, so the voice reaches no canceller (as before the route, or for a
+    second watcher)."""
+
+    def __init__(self, root: Path, room: AudioRoom, *, routed: bool) -> None:
+        config = root / "config" / "config.json"
+        config.parent.mkdir(parents=True)
+        assistant = {"enabled": True, "cooldown_s": 0, "max_per_meeting": 100}
+        settings = {"assistant": assistant, "voice": {"engine": "piper"}}
+        config.write_text(json.dumps(settings))
+        sessions = root / "sessions"
+        sessions.mkdir()
+        env = {
+            **os.environ,
+            "ASSIST_CONFIG": str(config),
+            "ASSIST_HOME": str(sessions),
+            "ASSIST_VOICE_CACHE": str(root / "cache"),
+            **room.env,
+        }
+        self.listener = subprocess.Popen(
+            [str(ASSIST), "listen", "--into", str(sessions), "--quiet"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            env=env,
+        )
+        assert self.listener.stdout is not None
+        self.folder = Path(self.listener.stdout.readline().decode().split(" in ", 1)[1].strip())
+        if not routed:
+            (self.folder / "reference.sock").unlink()
+        try:
+            self.client = Client([str(ASSIST), "mcp", "--save-audio", str(root / "said")], env)
+            self.client.initialize()
+            self.ids = 1
+            self.notice = self.tool("watch_meeting", {})["notice_spoken"]
+        except BaseException:
+            self.listener.kill()
+            raise
+
+    def tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        self.ids += 1
+        reply = self.client.call(
+            "tools/call", {"name": name, "arguments": arguments}, request_id=self.ids
+        )
+        text = reply["result"]["content"][0]["text"]
+        if reply["result"]["isError"]:
+            raise RuntimeError(f"{name}: {text}")
+        return json.loads(text)
+
+    def close(self) -> list[str]:
+        """Stop watching and recording; the lines the recorder wrote."""
+        self.tool("stop_watching", {})
+        assert self.client.process.stdin is not None
+        self.client.process.stdin.close()
+        self.client.process.wait(timeout=60)
+        time.sleep(1.0)  # the last echo's turn ends
+        self.listener.send_signal(2)
+        self.listener.wait(timeout=120)
+        raw = (self.folder / "raw.jsonl").read_text().splitlines()
+        return [json.loads(line)["text"] for line in raw]
+
+
+def meeting_echo(room: AudioRoom, replies: int, *, routed: bool) -> dict[str, Any]:
+    """Everything the recorder writes is the assistant's own voice: nobody else speaks."""
+    cut = 0
+    with tempfile.TemporaryDirectory() as folder:
+        meeting = WatchedMeeting(Path(folder), room, routed=routed)
+        spoken = [meeting.notice]
+        try:
+            for number in range(replies):
+                time.sleep(PAUSE_S)
+                reply = REPLIES[number % len(REPLIES)]
+                spoke = meeting.tool("speak", {"text": reply})
+                spoken.append(reply)
+                cut += bool(spoke.get("cut_off"))
+        finally:
+            heard = meeting.close()
+    words = sum(len(text.split()) for text in spoken)
+    return {
+        "routed": routed,
+        "lines_spoken": len(spoken),
+        "words_spoken": words,
+        "cut": cut,
+        "own_lines": len(heard),
+        "own_words": sum(len(text.split()) for text in heard),
+        "heard": heard,
+    }
+
+
 def onset_to_silent(recording: np.ndarray, user: np.ndarray) -> float | None:
     """Seconds from the user's first sound to the assistant's last, in one recording of the
     room: the user's speech is found by cross-correlation with what was played and taken out
@@ -531,7 +626,10 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--replies", type=int, default=50)
     parser.add_argument("--interruptions", type=int, default=10)
-    parser.add_argument("--only", choices=("software", "pulseaudio", "room", "interruption"))
+    parser.add_argument("--meetings", type=int, default=20, help="replies per meeting run")
+    parser.add_argument(
+        "--only", choices=("software", "pulseaudio", "room", "interruption", "meeting")
+    )
     args = parser.parse_args()
     from assist.mcp.demo.rooms.voiced import Voice
 
@@ -545,13 +643,17 @@ def main() -> None:
     if args.only != "software":
         room = AudioRoom()
         try:
-            if args.only != "interruption":
+            if args.only in (None, "meeting"):
+                for routed in (True, False):
+                    key = "meeting_routed" if routed else "meeting_unrouted"
+                    results[key] = meeting_echo(room, args.meetings, routed=routed)
+            if args.only not in ("interruption", "meeting"):
                 results["pulseaudio"] = through_pulseaudio(voice, room)
             if args.only in (None, "room"):
                 results["aec_and_gate"] = false_barge_ins(room, args.replies, cancel=True)
                 gate_alone = max(10, args.replies // 5)
                 results["gate_alone"] = false_barge_ins(room, gate_alone, cancel=False)
-            if args.only != "pulseaudio":
+            if args.only not in ("pulseaudio", "meeting"):
                 wav = Path(room.base) / "interruption.wav"
                 user = voice.say(USER)
                 write_wav(wav, user)
@@ -613,6 +715,15 @@ def table(results: dict[str, Any]) -> str:
         if key in results:
             r = results[key]
             rows.append(f"| False barge-ins at 0 dB, {name} | {r['cut']} of {r['replies']} | 0 |")
+    for key, name in (("meeting_routed", "with the route"), ("meeting_unrouted", "without it")):
+        if key in results:
+            r = results[key]
+            rows.append(
+                f"| A meeting recorded by `assist listen`, the watching server's voice at 0 dB, "
+                f"{name}: its own lines / words in raw.jsonl; lines cut by its own voice | "
+                f"{r['own_lines']} of {r['lines_spoken']} / {r['own_words']} of "
+                f"{r['words_spoken']}; {r['cut']} of {r['lines_spoken'] - 1} | 0; 0 |"
+            )
     if "interruption" in results:
         r = results["interruption"]
         cut = r["trials"] - r["missed"]

@@ -268,6 +268,31 @@ def test_a_helper_that_stops_sending_costs_one_wait_not_one_per_frame(kind: type
     assert CountingRing.waits == 2
 
 
+@FILTERS
+def test_a_meeting_no_server_routes_its_voice_to_never_waits_for_a_reference(
+    kind: type[Filter],
+) -> None:
+    """A meeting's listener has a canceller from its start (16.3), but no reference comes
+    until a server watches, nor after it leaves: no frame waits for one."""
+
+    class CountingRing(ReferenceRing):
+        waits = 0
+
+        def wait_for(self, until: float, within: float) -> bool:
+            CountingRing.waits += 1
+            return super().wait_for(until, 0.001)
+
+    canceller = EchoCanceller(CountingRing(), kind())
+    frame = np.random.default_rng(2).uniform(-0.5, 0.5, 512).astype(np.float32)
+    for number in range(200):  # six seconds of capture, nobody watching
+        assert canceller.cancel(frame, 100.0 + number * 0.032) is frame
+    assert CountingRing.waits == 0
+    canceller.ring.add(110.0, np.full(800, 1000, np.int16))  # a watch's last block
+    for number in range(200):  # it left: the route is gone and nothing more comes
+        canceller.cancel(frame, 112.0 + number * 0.032)
+    assert CountingRing.waits == 0  # long over before these frames: not waited for
+
+
 def test_a_canceller_that_cannot_load_gives_way_to_speex_with_one_warning_and_speex_cancels(
     speech: tuple[np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -21,9 +21,9 @@ from typing import Any
 
 import anyio
 import pytest
+from assist.app import private_sockets
 from assist.core.files import SIGNALS_SOCKET
 from assist.listen.onsets import Signals
-from assist.mcp.server import barge_in
 from assist.mcp.server.barge_in import BargeIn, SignalSocket, socket_address
 from conversation_room import Phrases, Room
 from mcp.client.session import ClientSession
@@ -156,7 +156,7 @@ def test_a_sockets_folder_others_may_enter_is_refused_and_said_once_on_stderr(
     shared = tmp_path / f"assist-{os.getuid()}"
     shared.mkdir(mode=0o755)
     shared.chmod(0o755)
-    monkeypatch.setattr(barge_in, "SOCKETS_ROOT", tmp_path)
+    monkeypatch.setattr(private_sockets, "SOCKETS_ROOT", tmp_path)
     assert (
         SignalSocket.open(deep(tmp_path), BargeIn(True, stamp, os.getpid(), time.monotonic)) is None
     )

@@ -22,6 +22,10 @@ SIGNALS_SOCKET = "signals.sock"
 """(ours, 14.2) A symbolic link in the session folder to the Unix datagram socket a watching
 server binds (in a short folder, `/tmp/assist-<uid>`), to which `assist listen` sends its
 speech onsets for barge-in."""
+REFERENCE_SOCKET = "reference.sock"
+"""(ours, 16.3) A symbolic link in the session folder to the Unix datagram socket `assist
+listen` binds (in the same short folder) when it records a meeting from a device, to which the
+watching server's voice helper sends what it plays, as the echo canceller's reference."""
 LOG_FILE = "assistant.jsonl"
 """The meeting's memory of what its assistants said (5.2)."""
 HEARTBEAT_FILE = "assistant.json"

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from assist.core.files import SIGNALS_SOCKET
+from assist.core.files import REFERENCE_SOCKET, SIGNALS_SOCKET
 from assist.core.lines import RawLine
 
 STOP_FILE = "STOP"
@@ -31,6 +31,8 @@ TRACK_STOP_S = 10.0
 """Ambient's recorder looks for the STOP file every 200 ms (behaviour 12.2)."""
 USAGE_ERROR = 2
 ENDING_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
+REFERENCE_KIND = "reference"
+"""The meeting's reference socket in the private short folder: `reference-<hash>.sock`."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -81,7 +83,8 @@ def parser() -> argparse.ArgumentParser:
         type=Path,
         metavar="SOCKET",
         help="bind this Unix datagram socket and cancel from the room track the audio the "
-        "voice helper sends to it (a conversation's server passes it)",
+        "voice helper sends to it (a conversation's server passes it; without it a device's "
+        "recording binds its own, linked from reference.sock, for a watching server)",
     )
     result.add_argument("--devices", action="store_true", help="list input devices and exit")
     return result
@@ -187,11 +190,13 @@ def _plan(args: argparse.Namespace) -> _Plan:
 
 
 def turn_choice(configured: str | None, plan: _Plan) -> str | None:
-    """The turn model to load: `auto` (None) is the best installed only where the voice's
-    reference comes (a conversation's listener, behaviour 16.1). A meeting's recorder hears the
-    assistant's voice come back uncancelled, which a turn model ends at every sentence, and a
-    sentence of one or two words is too short for the echo test (6.2): there auto is the
-    silence rule, and a model only when named."""
+    """The turn model to load: `auto` (None) is the best installed only for a conversation's
+    listener, the one given its server's `--echo-reference` (behaviour 16.1). A meeting's
+    recorder binds a reference socket of its own (16.3), but whether a voice reaches it is
+    up to who watches: nobody may, a second watcher's voice is never cancelled, and another
+    assistant's never reaches it. A voice come back uncancelled is ended by a turn model at
+    every sentence, and a sentence of one or two words is too short for the echo test (6.2):
+    there auto is the silence rule, and a model only when named."""
     from assist.core.turn_models import SILENCE
 
     if configured is None and plan.echo_reference is None:
@@ -241,7 +246,7 @@ def _record(plan: _Plan) -> int:
         warn(plan.turn.warning)
     turn_model = _OneAtATime(plan.turn.model)
     signals = Signals(sys.stdout if plan.events else None, folder / SIGNALS_SOCKET, warn)
-    reference = _echo_reference(plan, warn)
+    reference = _echo_reference(plan, folder, warn)
     filter = load_filter(warn) if reference is not None else None
     canceller = None
     if reference is not None and filter is not None:
@@ -334,19 +339,28 @@ class _OneAtATime:
             self._model.close()
 
 
-def _echo_reference(plan: _Plan, warn: Any) -> Any:
-    """The reference socket for the room track's canceller, when it captures a device; a
-    socket that cannot be bound costs the cancellation, never the recording."""
-    if plan.echo_reference is None or plan.sources["room"].clock is None:
+def _echo_reference(plan: _Plan, folder: Path, warn: Any) -> Any:
+    """The reference socket for the room track's canceller, when it captures a device: the one
+    a conversation's server names, else the meeting's own, linked from `reference.sock` for
+    whichever server watches (16.3). One that cannot be bound costs the cancellation, never
+    the recording."""
+    if plan.sources["room"].clock is None:
         return None
+    from assist.app.private_sockets import meeting_socket, remove_dead
     from assist.listen.echo_ring import ReferenceRing, ReferenceSocket
 
+    path, link = plan.echo_reference, None
     try:
-        return ReferenceSocket(plan.echo_reference, ReferenceRing())
+        if path is None:
+            remove_dead(REFERENCE_KIND)
+            path, link = meeting_socket(folder, REFERENCE_KIND), folder / REFERENCE_SOCKET
+        return ReferenceSocket(path, ReferenceRing(), link)
     except OSError as error:
+        where = f"bind {path}" if path is not None else "make the meeting's reference socket"
+        linked = f" and link it from {link}" if link is not None else ""
         warn(
-            f"room: no echo cancellation: cannot bind {plan.echo_reference} ({error}); the "
-            "assistant's own voice is kept out by the barge-in gate alone"
+            f"room: no echo cancellation: cannot {where}{linked} ({error}); the assistant's "
+            "own voice is kept out by the barge-in gate alone"
         )
         return None
 

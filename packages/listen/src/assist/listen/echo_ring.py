@@ -8,6 +8,11 @@ canceller waits a little for a span still to come rather than take it for silenc
 for the reference over the same span as a capture frame: slots whose mark is not that sample
 number (never played, or overwritten) read as silence, so a gap, a late or repeated block, or
 a helper that stopped mid-line leaves silence, never stale audio.
+
+A conversation's listener binds the path its server gives it. One recording a meeting from a
+device binds its own, in the short private folder of `assist.app.private_sockets`, and links
+`reference.sock` in the session folder to it (16.3): the server watching the meeting points its
+helper's reference there while it watches.
 """
 
 from __future__ import annotations
@@ -76,20 +81,27 @@ class ReferenceRing:
 
 
 class ReferenceSocket:
-    """The listener's end: a datagram socket at `path` whose blocks go into `ring`."""
+    """The listener's end: a datagram socket at `path` whose blocks go into `ring`; with
+    `link`, a symbolic link there to it (a meeting's `reference.sock`), which goes with it."""
 
-    def __init__(self, path: Path, ring: ReferenceRing) -> None:
+    def __init__(self, path: Path, ring: ReferenceRing, link: Path | None = None) -> None:
         self.path = path
         self.ring = ring
+        self.link = link
         self.dropped = 0
         """Datagrams that did not read as a reference block."""
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)  # the server's private path: what is there is a dead listener's
+            os.unlink(path)  # a private path: what is there is a dead listener's
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         try:
             self._socket.bind(str(path))
+            if link is not None:
+                link.unlink(missing_ok=True)
+                link.symlink_to(path)
         except OSError:
             self._socket.close()
+            with contextlib.suppress(OSError):
+                os.unlink(path)
             raise
         self._socket.settimeout(RECEIVE_LOOK_S)
         self._closed = threading.Event()
@@ -100,6 +112,10 @@ class ReferenceSocket:
         self._closed.set()
         self._thread.join(RECEIVE_LOOK_S * 2)
         self._socket.close()
+        if self.link is not None:
+            with contextlib.suppress(OSError):
+                if os.readlink(self.link) == str(self.path):
+                    self.link.unlink()
         with contextlib.suppress(OSError):
             os.unlink(self.path)
 

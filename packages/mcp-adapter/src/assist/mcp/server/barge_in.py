@@ -9,21 +9,18 @@ helper `stop` at once, with no poll in the path. Two paths bring the signals:
   server binds and the listener sends to (`SignalSocket`). Only one server binds it; a second
   watcher of the same meeting goes without barge-in.
 
-A socket's path may not exceed 107 bytes on Linux (103 on macOS), and a session folder may be
-deeper than that, so the socket itself lives in a short private folder of this user,
-`/tmp/assist-<uid>` (mode 0700; /tmp rather than $TMPDIR, which may be long), named by a hash
-of the resolved session folder. `signals.sock` in the session folder is a symbolic link to it:
-the one rule both sides share is that the listener sends to whatever that link names.
+The socket itself lives in the short private folder of `assist.app.private_sockets`, as a
+session folder may be too deep for a socket's path; `signals.sock` in the session folder is a
+symbolic link to it: the one rule both sides share is that the listener sends to whatever that
+link names.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import socket
-import stat
 import threading
 from collections.abc import Callable
 from datetime import datetime
@@ -32,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 from assist.app.logs import log
+from assist.app.private_sockets import answers, meeting_socket
 from assist.core import meeting_log
 from assist.core.files import SIGNALS_SOCKET
 from assist.core.listener_clock import ListenerClock
@@ -42,8 +40,6 @@ if TYPE_CHECKING:
 
 RECEIVE_LOOK_S = 0.5
 """How often the socket's reader looks whether it should stop (a signal wakes it at once)."""
-SOCKETS_ROOT = Path("/tmp")
-"""Short on every Unix, and the same for every process of the user whatever its environment."""
 
 
 @attrs.define(eq=False)
@@ -147,7 +143,7 @@ class SignalSocket:
         except OSError as error:
             log.warning(f"no barge-in in this meeting: {error}")
             return None
-        if _answers(address):
+        if answers(address):
             log.info(f"no barge-in for this watch: another server holds {address}")
             return None
         with contextlib.suppress(OSError):
@@ -191,35 +187,5 @@ class SignalSocket:
 
 
 def socket_address(folder: Path) -> Path:
-    """Where the signal socket of the meeting in `folder` lives: in `sockets_folder()`, named
-    by a hash of the resolved folder (the same meeting, however reached, has one address)."""
-    digest = hashlib.sha256(os.fsencode(folder.resolve())).hexdigest()[:16]
-    return sockets_folder() / f"signals-{digest}.sock"
-
-
-def sockets_folder() -> Path:
-    """`/tmp/assist-<uid>`, made with mode 0700 if missing. Refused (OSError) unless it is a
-    folder of this user that nobody else may enter: another user who made it first could
-    otherwise read the signals or stand in for the server."""
-    uid = os.getuid()
-    path = SOCKETS_ROOT / f"assist-{uid}"
-    with contextlib.suppress(FileExistsError):
-        path.mkdir(mode=0o700)
-    found = os.lstat(path)
-    if not stat.S_ISDIR(found.st_mode) or found.st_uid != uid or found.st_mode & 0o077:
-        raise OSError(
-            f"{path} is not a private folder of user {uid}; remove it, and it is made afresh"
-        )
-    return path
-
-
-def _answers(path: Path) -> bool:
-    """Whether a live server still holds the socket at `path` (a send to it succeeds)."""
-    probe = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    try:
-        probe.sendto(b"{}", str(path))
-        return True
-    except OSError:
-        return False
-    finally:
-        probe.close()
+    """Where the signal socket of the meeting in `folder` lives (`meeting_socket`)."""
+    return meeting_socket(folder, "signals")

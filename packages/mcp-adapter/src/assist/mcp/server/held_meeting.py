@@ -26,6 +26,7 @@ from assist.core.settings import Settings
 from assist.mcp.server.barge_in import BargeIn, SignalSocket
 from assist.mcp.server.conversation import Conversation
 from assist.mcp.server.desk import Desk
+from assist.mcp.speech.meeting_reference import ReferenceRoute
 from assist.mcp.speech.supervisor import Voice
 
 
@@ -65,6 +66,8 @@ class HeldMeeting:
     """Set when the listener's onsets reach this watch (14.2)."""
     signals: SignalSocket | None = None
     """A meeting's `signals.sock`, bound while it is watched."""
+    reference: ReferenceRoute | None = None
+    """A meeting's `reference.sock`, where this server's voice goes while it is watched."""
 
     @property
     def held(self) -> bool:

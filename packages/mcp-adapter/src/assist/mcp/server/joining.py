@@ -37,6 +37,7 @@ from assist.mcp.server.held_meeting import Activity, HeldMeeting, Leave
 from assist.mcp.server.saying import Broken, Kind, say
 from assist.mcp.server.tools import refusal, result
 from assist.mcp.speech.listener_process import ListenerError, ListenerProcess
+from assist.mcp.speech.meeting_reference import ReferenceRoute
 
 RECENT_LINES = 40
 """Lines of context `watch_meeting` returns: enough to follow the topic, few enough to read."""
@@ -112,7 +113,8 @@ async def _join(
     cursor: int,
     settings: Settings,
 ) -> tuple[HeldMeeting, str | None]:
-    """3.4 step 5: hold a new meeting and say the notice; the failure reason, if any."""
+    """3.4 step 5: hold a new meeting and say the notice; the failure reason, if any. The
+    voice goes to the recorder's canceller from the notice on, where it takes it (16.3)."""
     rules = settings.assistant
     meeting = HeldMeeting(
         desk=desk,
@@ -124,6 +126,7 @@ async def _join(
         notice=consent.notice_text(rules.name),
         cursor=cursor,
     )
+    meeting.reference = await anyio.to_thread.run_sync(ReferenceRoute.open, folder)
     return meeting, await hold(desk, seat, meeting, settings)
 
 

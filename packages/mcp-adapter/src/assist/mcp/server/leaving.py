@@ -3,9 +3,9 @@
 Whatever ends the watch (`stop_watching`, the assistant switched off, the recording or the
 conversation over, a failed notice, a new meeting, shutdown), the watch drops the meeting
 (`Watcher.leave`), and the meeting is then torn down here: `left` logged with the gate's
-count, the barge-in socket and the listener closed, the beat stopped, the heartbeat removed
-if it is ours, and the voice cut off and closed. Kept apart from the watch so the order of
-those steps reads in one place.
+count, the barge-in socket, the echo reference's route and the listener closed, the beat
+stopped, the heartbeat removed if it is ours, and the voice cut off and closed. Kept apart
+from the watch so the order of those steps reads in one place.
 """
 
 from __future__ import annotations
@@ -25,8 +25,9 @@ stuck in an engine) and is killed at once rather than given another 3 s to quit.
 
 async def tear_down(desk: Desk, meeting: HeldMeeting) -> bool:
     """The shared teardown of a meeting the watch has just let go (`meeting.leaving`): log
-    `left`, close the signal socket and the listener, stop the beat, remove the heartbeat if
-    it is ours, cut off the line playing. Whether a voice is left to close (`close_voice`)."""
+    `left`, close the signal socket, the reference route and the listener, stop the beat,
+    remove the heartbeat if it is ours, cut off the line playing. Whether a voice is left to
+    close (`close_voice`)."""
     reason = meeting.left_reason
     assert reason is not None
     tally = await anyio.to_thread.run_sync(meeting.tally)
@@ -35,6 +36,8 @@ async def tear_down(desk: Desk, meeting: HeldMeeting) -> bool:
     await meeting.append(event)
     if meeting.signals is not None:
         await anyio.to_thread.run_sync(meeting.signals.close)
+    if meeting.reference is not None:
+        meeting.reference.close()
     talk = meeting.conversation
     if talk is not None and talk.listener is not None:
         listener = talk.listener

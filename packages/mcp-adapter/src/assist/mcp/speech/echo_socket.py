@@ -6,8 +6,9 @@ use and removed when the server leaves (`process_exit.on_exit`: the server skips
 The folder is named for the server's pid, so one left by a server that was killed is
 removed by the next server to make its own. The helper gets it in its environment
 (`ASSIST_ECHO_REFERENCE`) when it is spawned; a conversation's listener gets it as
-`--echo-reference` and binds it. A helper playing while no listener is bound sends into
-nothing, at the cost of a failed send.
+`--echo-reference` and binds it; while the server watches a meeting recorded by a separate
+`assist listen`, it is a link to that listener's socket (`meeting_reference`). A helper
+playing while neither is there sends into nothing, at the cost of a failed send.
 """
 
 from __future__ import annotations

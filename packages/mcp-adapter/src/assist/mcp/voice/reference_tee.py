@@ -1,7 +1,8 @@
 """What the speakers play, sent to the listener as the echo canceller's reference (14.2).
 
-A conversation's server gives its voice helper a socket path (`ASSIST_ECHO_REFERENCE`) that
-its listener binds. Before each block goes to the output stream, the tee resamples it to
+A server gives its voice helper a socket path (`ASSIST_ECHO_REFERENCE`) that its
+conversation's listener binds, or that links to the reference socket of the meeting it
+watches (16.3). Before each block goes to the output stream, the tee resamples it to
 16 kHz (soxr, streaming, QUALITY) and sends it as one datagram (`assist.core.echo_reference`)
 stamped with the monotonic time it will sound: right after the block before it, or, when the device
 ran dry (its write said it underflowed, or nothing was played for GAP_S), now plus the
