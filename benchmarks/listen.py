@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from assist.core.turn_scoring import HeardLine, Phrase, score_turns
 from assist.core.words import word_error_rate
 from assist.mcp.demo.rooms.voiced import VoicedMeeting, pcm16, voice_meeting, with_noise
 
@@ -149,11 +150,16 @@ def real_time_run(meeting: VoicedMeeting, root: Path, turn: str) -> dict[str, An
     done.set()
     watcher.join()
     lines = raw_lines(folder)
-    latencies = [
-        seen[index] - (start + spoken.end_s)
-        for index, spoken in enumerate(meeting.lines)
-        if index < len(seen)
-    ]
+    # each line belongs to the spoken line it overlaps most (a turn model may write a spoken
+    # line as two); a spoken line's latency runs to its last line's arrival
+    scored = score_turns(
+        [Phrase(spoken.text, spoken.start_s, spoken.end_s) for spoken in meeting.lines],
+        [
+            HeardLine(line["start_ms"] / 1000, line["end_ms"] / 1000, arrived - start)
+            for line, arrived in zip(lines, seen, strict=False)
+        ],
+    )
+    latencies = list(scored.score.latencies_s)
     return {
         "folder": folder,
         "lines": lines,
