@@ -1,7 +1,7 @@
 """Smart Turn's probability at every pause the listener would ask it at, and what each
 threshold makes of them (behaviour 16.1, issue 19).
 
-    uv run python benchmarks/turn_threshold.py [--sets tuning,held-out]
+    uv run python benchmarks/turn_threshold.py [--sets tuning,held-out] [--sweep]
 
 Each set is voiced as `assist eval --turns` voices it (`voice_set`), turned into 16-bit PCM
 and back as the listener's input and spool do, and run offline through the listener's own
@@ -46,8 +46,8 @@ THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)
 AUDIBLE = 1e-3
 """A sample below this is silence, for measuring the silence the model hears at the end."""
 SWEEP_MS = (0, 100, 200, 300, 500, 1000)
-PRE_ROLL_S = 0.224
-"""The listener's pre-roll: 200 ms rounded up to whole 32 ms frames."""
+PRE_ROLL_S = TurnRules().pre_roll_frames * TurnRules().frame_ms / 1000
+"""The listener's pre-roll in whole frames: 224 ms."""
 SLACK_S = 0.3
 """How far the VAD's pause may sit from the label (it ends speech a frame or two late)."""
 
