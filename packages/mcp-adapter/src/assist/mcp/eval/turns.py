@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import IO, Any
 
 import attrs
+from assist.core import environment
 from assist.core.settings import END_SILENCE_RANGE_MS
 from assist.core.turn_models import SILENCE
 from assist.core.turn_scoring import HeardLine, Pause, Phrase, ToldVerdict, TurnsScored, score_turns
@@ -227,7 +228,7 @@ def listen_at_real_time(
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
-        env={**os.environ, "ASSIST_CONFIG": str(settings)},
+        env={**os.environ, environment.CONFIG.name: str(settings)},
     )
     assert process.stdin is not None and process.stdout is not None
     stderr = _Tail(process.stderr)
