@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from assist.core.conversation import BARGE_IN_LEVEL
 from assist.core.turns import TurnRules
-from assist.listen.onsets import REARM_MS, LoudOnsets
+from assist.listen.onsets import HEARD_AFTER_MS, REARM_MS, LoudOnsets
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -59,6 +59,34 @@ def test_events_give_each_turns_start_and_end_and_a_loud_onset_on_stdout(
         else:
             assert louds == []  # speech at -20 dB stays under the echo gate
         assert np.all(np.diff(starts) > 0)
+
+
+def test_the_speech_after_each_loud_onset_is_recognised_early_and_sent_as_heard(
+    tmp_path: Path, meeting_wav: Path
+) -> None:
+    """16.3: the words of a hold reach the server long before the turn's line."""
+    listener = Listener(
+        tmp_path / "sessions",
+        listen_env(tmp_path),
+        "--from",
+        str(meeting_wav),
+        "--fast",
+        "--stt",
+        "fake",
+        "--events",
+    )
+    code, out, err = listener.wait()
+    assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()[1:]]
+    louds = {e["ms"] for e in events if e["event"] == "loud"}
+    heard = [e for e in events if e["event"] == "heard"]
+    assert heard
+    for event in heard:
+        assert event["onset_ms"] in louds
+        assert event["ms"] - event["onset_ms"] in HEARD_AFTER_MS
+        assert event["text"].startswith("heard ")  # the fake recogniser's words
+    lines = (next((tmp_path / "sessions").iterdir()) / "raw.jsonl").read_text().splitlines()
+    assert len(lines) == len({e["ms"] for e in events if e["event"] == "speech_started"})
 
 
 @given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), max_size=300))

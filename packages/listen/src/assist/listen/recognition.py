@@ -11,6 +11,12 @@ there, so raw.jsonl is in append order like Ambient's.
 A recogniser that raises is tried once more on the same audio; a second failure is reported
 in the session's warnings with the turn's span (its audio stays in `<track>.wav`), and the
 session goes on. A turn recognised as empty text writes no line.
+
+A *peek* (16.3) is the speech since a loud onset, recognised while the turn goes on so that a
+server holding its line paused hears the words within the hold: it writes no line, and its
+text goes to whoever asked. It goes before the turns waiting (their lines can wait a moment,
+a hold cannot), one waiting per track: a newer peek replaces one not yet started, as it holds
+the same speech and more. A failing peek is dropped; the turn's own recognition says why.
 """
 
 from __future__ import annotations
@@ -50,6 +56,8 @@ class Ticket:
 
 
 Written = Callable[[RawLine, Ticket], None]
+Heard = Callable[[str], None]
+"""Takes a peek's text (empty for nothing heard), on the worker thread."""
 
 
 class Recognition:
@@ -67,6 +75,7 @@ class Recognition:
         self._lock = threading.Condition()
         self._jobs: collections.deque[Ticket] = collections.deque()
         self._committed: collections.deque[Ticket] = collections.deque()
+        self._peeks: dict[str, tuple[np.ndarray, Heard]] = {}
         self._closing = False
         self.busy = False
         self.turns: list[Ticket] = []
@@ -80,6 +89,12 @@ class Recognition:
             self._jobs.append(ticket)
             self._lock.notify_all()
         return ticket
+
+    def peek(self, track: str, samples: np.ndarray, heard: Heard) -> None:
+        """Recognise `samples` ahead of the turns waiting and hand the text to `heard`."""
+        with self._lock:
+            self._peeks[track] = (samples, heard)
+            self._lock.notify_all()
 
     def void(self, ticket: Ticket) -> None:
         """The speaker went on: this early result will never be used."""
@@ -106,14 +121,25 @@ class Recognition:
     def _work(self) -> None:
         while True:
             with self._lock:
-                while not self._jobs and not (self._closing and not self._committed):
+                while not (self._jobs or self._peeks) and not (
+                    self._closing and not self._committed
+                ):
                     self._lock.wait()
-                if not self._jobs:
+                if self._closing:
+                    self._peeks.clear()  # the session ends: no line waits on them
+                peek = self._peeks.pop(next(iter(self._peeks))) if self._peeks else None
+                if peek is None and not self._jobs:
                     return
-                ticket = self._jobs.popleft()
-                if ticket.voided:
+                ticket = self._jobs.popleft() if peek is None else None
+                if ticket is not None and ticket.voided:
                     continue
                 self.busy = True
+            if peek is not None:
+                self._peek(*peek)
+                with self._lock:
+                    self.busy = False
+                continue
+            assert ticket is not None
             self._recognise(ticket)
             with self._lock:
                 self.busy = False
@@ -122,6 +148,13 @@ class Recognition:
                     self.turns.append(ticket)
                 self._flush()
                 self._lock.notify_all()
+
+    def _peek(self, samples: np.ndarray, heard: Heard) -> None:
+        try:
+            text = str(self.recogniser.transcribe(samples).text).strip()
+        except Exception:  # the turn's own recognition tries again and reports a failure
+            return
+        heard(text)
 
     def _recognise(self, ticket: Ticket) -> None:
         started = time.perf_counter()
