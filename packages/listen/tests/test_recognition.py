@@ -123,8 +123,8 @@ def test_a_peek_goes_before_the_turns_waiting_writes_no_line_and_a_newer_one_rep
         deadline = time.monotonic() + 5
         while not recognition.busy and time.monotonic() < deadline:
             time.sleep(0.01)
-        recognition.peek("room", samples(6), lambda text: heard.append(f"old {text}"))
-        recognition.peek("room", samples(7), heard.append)
+        recognition.peek("room", samples(6), lambda text, _: heard.append(f"old {text}"))
+        recognition.peek("room", samples(7), lambda text, sure: heard.append(f"{text} {sure}"))
         gate.set()
         while not heard and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -132,7 +132,7 @@ def test_a_peek_goes_before_the_turns_waiting_writes_no_line_and_a_newer_one_rep
     recogniser = Scripted(gate=gate)
     written, warnings = run(recogniser, script)
     assert recogniser.calls == [1, 7, 2]
-    assert heard == ["turn 7"]
+    assert heard == ["turn 7 0.75"]
     assert [line.text for line in written] == ["turn 1", "turn 2"] and warnings == []
 
 
@@ -140,7 +140,7 @@ def test_a_peek_that_fails_is_dropped_and_the_turns_go_on():
     heard: list[str] = []
 
     def script(recognition):
-        recognition.peek("room", samples(8), heard.append)
+        recognition.peek("room", samples(8), lambda text, _: heard.append(text))
         recognition.commit(recognition.submit("room", 0, 10, samples(3)))
 
     written, warnings = run(Scripted(fails={8: 1}), script)

@@ -56,8 +56,8 @@ class Ticket:
 
 
 Written = Callable[[RawLine, Ticket], None]
-Heard = Callable[[str], None]
-"""Takes a peek's text (empty for nothing heard), on the worker thread."""
+Heard = Callable[[str, float], None]
+"""Takes a peek's text (empty for nothing heard) and confidence, on the worker thread."""
 
 
 class Recognition:
@@ -151,10 +151,10 @@ class Recognition:
 
     def _peek(self, samples: np.ndarray, heard: Heard) -> None:
         try:
-            text = str(self.recogniser.transcribe(samples).text).strip()
+            result = self.recogniser.transcribe(samples)
         except Exception:  # the turn's own recognition tries again and reports a failure
             return
-        heard(text)
+        heard(str(result.text).strip(), min(1.0, max(0.0, float(result.confidence or 0.0))))
 
     def _recognise(self, ticket: Ticket) -> None:
         started = time.perf_counter()

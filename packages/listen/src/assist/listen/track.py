@@ -163,8 +163,8 @@ class Track:
         samples = self.files.read(start * FRAME_SAMPLES, self.frames * FRAME_SAMPLES)
         end_ms = self.frames * ms
 
-        def heard(text: str) -> None:
-            signals.heard(self.name, end_ms, onset * ms, text)
+        def heard(text: str, confidence: float) -> None:
+            signals.heard(self.name, end_ms, onset * ms, text, confidence)
 
         self.recognition.peek(self.name, samples, heard)
 
