@@ -145,3 +145,15 @@ def test_a_peek_that_fails_is_dropped_and_the_turns_go_on():
 
     written, warnings = run(Scripted(fails={8: 1}), script)
     assert heard == [] and [line.text for line in written] == ["turn 3"] and warnings == []
+
+
+def test_asked_to_warm_up_the_worker_first_recognises_half_a_second_of_silence():
+    recogniser = Scripted()
+    written, warnings = [], []
+    recognition = Recognition(
+        recogniser, lambda line, ticket: written.append(line), warnings.append, warm_up=True
+    )
+    recognition.commit(recognition.submit("room", 0, 10, samples(3)))
+    recognition.drain()
+    assert recogniser.calls == [8000, 3]
+    assert [line.text for line in written] == ["turn 3"] and warnings == []

@@ -30,7 +30,7 @@ from mcp.client.session import ClientSession
 
 sys.path.insert(0, str(Path(__file__).parent))
 from conversation_room import Phrases, Room
-from mcp_harness import ASSIST, Place, connect, eventually, value_of
+from mcp_harness import ASSIST, BUSY_CORES_BARGE_IN, Place, connect, eventually, value_of
 
 pytestmark = pytest.mark.anyio
 
@@ -87,6 +87,8 @@ async def test_talking_over_the_assistant_cuts_its_line_in_a_meeting_however_dee
 ) -> None:
     place = Place(deep(tmp_path))
     place.configure(cooldown_s=0)
+    place.settings["barge_in"] = BUSY_CORES_BARGE_IN
+    place.write_config()
     room = Room(tmp_path)
     phrases = Phrases()
     env = {**place.environment(), "PATH": "/usr/bin:/bin"}

@@ -56,7 +56,7 @@ cores, so its text reaches the server well within the 1200 ms hold; the second l
 the words after a first "Yeah," and still lands about when the hold ends."""
 HEARD_CONFIDENCE = 0.55
 """Below this a peek's text is no words heard. On a fraction of a second cut from a cough,
-whisper tiny.en makes up "Thank you.", "Okay." or "So." at a confidence of 0.17-0.33, and
+whisper tiny.en makes up "Thank you.", "Okay." or "So." at a confidence of 0.17-0.36, and
 mishears Piper's "Mm-hm" as "and then make sure." at 0.43-0.51; the first words of real
 interruptions ("Wait.", "No.", "Sorry.", "Hold on.") came at 0.58-0.93 (12 coughs and 12
 phrases). A missed word costs a line that goes on until the next onset; a made-up one costs

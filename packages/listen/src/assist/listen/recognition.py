@@ -15,13 +15,15 @@ session goes on. A turn recognised as empty text writes no line.
 A *peek* (16.3) is the speech since a loud onset, recognised while the turn goes on so that a
 server holding its line paused hears the words within the hold: it writes no line, and its
 text goes to whoever asked. It goes before the turns waiting (their lines can wait a moment,
-a hold cannot), one waiting per track: a newer peek replaces one not yet started, as it holds
-the same speech and more. A failing peek is dropped; the turn's own recognition says why.
+a hold cannot), one waiting per track: a newer peek replaces one not yet started, being the
+later news (mostly the same speech and more). A failing peek is dropped; the turn's own
+recognition says why.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -30,11 +32,16 @@ from typing import Any
 import attrs
 import numpy as np
 from assist.core.lines import RawLine
+from assist.listen.session_files import RATE_HZ
 
 TRIES = 2
 """A failing turn is tried twice in all: once, then once more (behaviour 12.5)."""
 DRAIN_POLL_S = 0.5
 """While draining, how often to check that the worker is still there to finish the turns."""
+WARM_UP_S = 0.5
+"""Silence recognised before any turn when asked to warm up: whisper's first recognition in a
+process takes about twice its next ones (1.4 s against 0.4-0.7 s on two busy cores), too
+slow for the first peek to land within a 1200 ms hold."""
 
 
 @attrs.define(eq=False)
@@ -68,8 +75,11 @@ class Recognition:
         recogniser: Any,
         write: Written,
         warn: Callable[[str], None],
+        *,
+        warm_up: bool = False,
     ) -> None:
         self.recogniser = recogniser
+        self._warm_up = warm_up
         self._write = write
         self._warn = warn
         self._lock = threading.Condition()
@@ -119,6 +129,9 @@ class Recognition:
         self._thread.join()
 
     def _work(self) -> None:
+        if self._warm_up:
+            with contextlib.suppress(Exception):  # a failing recogniser is reported per turn
+                self.recogniser.transcribe(np.zeros(round(WARM_UP_S * RATE_HZ), np.float32))
         while True:
             with self._lock:
                 while not (self._jobs or self._peeks) and not (

@@ -142,11 +142,13 @@ class Track:
 
     def _listen_after(self, onset: int) -> None:
         """A loud onset: recognise the speech since it `HEARD_AFTER_MS` in, when a server
-        may hold a line paused for it (a newer onset replaces the looks of an older one)."""
+        may hold a line paused for it. An onset while the looks of one before are still to
+        come changes nothing: they take in its speech, from the onset that paused the line."""
         assert self._signals is not None
+        if self._heard_at:
+            return
         voice_silent = self._canceller is not None and not self._canceller.playing
         if voice_silent or not self._signals.wanted:
-            self._heard_at = []
             return
         ms = self.rules.frame_ms
         self._heard_onset = onset
