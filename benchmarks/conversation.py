@@ -8,8 +8,10 @@ the turn segmenter, whisper tiny.en) and hears Piper speech written into a FIFO 
   reply, agent time excluded: the wait returns, `speak` is called at once, and the voice's
   own `first_audio_ms` (Piper, `--no-play`) is added to the time the wait took to come back;
   at the 1000 ms end of turn (the conversation's default) and at 600 ms;
-- **barge-in**: the interruption's first sample → the cut line's `speak` result on the pipe
-  (the stand-in voice answers `stop` at once, as the real player's cut does within a chunk);
+- **barge-in**: the interruption's first sample → the line paused (the `paused` entry, the
+  figure 14.2 asks of, since 16.3), → stopped on the words heard (`barge_in`), → the cut line's
+  `speak` result on the pipe (the stand-in voice answers at once, as the real player does
+  within a chunk);
 - **false barge-ins**: replies whose own voice comes back into the microphone at -20 dB (a
   speaker about a metre away) while they play; any cut is a false barge-in;
 - **full cycle**: request → the agent's `confirm` question → the user's "yes" → the answer's
@@ -75,6 +77,7 @@ class Conversation:
         voice: str,
         line_s: float = 4.0,
         turn: str | None = None,
+        barge_in: dict[str, Any] | None = None,
     ) -> None:
         self.root = root
         config = root / "config" / "config.json"
@@ -87,6 +90,8 @@ class Conversation:
         }
         if turn is not None:
             settings["listen"] = {"turn": turn}
+        if barge_in is not None:
+            settings["barge_in"] = barge_in
         config.write_text(json.dumps(settings))
         self.room = Room(root)
         env = {
@@ -287,6 +292,7 @@ def full_cycle(phrases: Phrases, trials: int) -> dict[str, Any]:
 
 
 def barge_in(phrases: Phrases, trials: int) -> dict[str, Any]:
+    paused_ms: list[float] = []
     cut_ms: list[float] = []
     reply_ms: list[float] = []
     missed = 0
@@ -311,15 +317,21 @@ def barge_in(phrases: Phrases, trials: int) -> dict[str, Any]:
                 thread.join()
                 if answer.get("interrupted"):
                     reply_ms.append((answer["at"] - talk.room.said_at[heard]) * 1000)
-                    cut = [e for e in talk.events() if e["event"] == "barge_in"][-1]
-                    cut_at = datetime.fromisoformat(cut["at"]).timestamp()
-                    cut_ms.append((cut_at - talk.room.said_wall[heard]) * 1000)
+                    for kind, into in (("paused", paused_ms), ("barge_in", cut_ms)):
+                        entry = [e for e in talk.events() if e["event"] == kind][-1]
+                        at = datetime.fromisoformat(entry["at"]).timestamp()
+                        into.append((at - talk.room.said_wall[heard]) * 1000)
                 else:
                     missed += 1
                 talk.wait_lines()  # the interruption's words, so the next trial starts clean
         finally:
             talk.close()
-    return {"onset_to_stop_sent_ms": cut_ms, "onset_to_speak_result_ms": reply_ms, "missed": missed}
+    return {
+        "onset_to_pause_sent_ms": paused_ms,
+        "onset_to_stop_sent_ms": cut_ms,
+        "onset_to_speak_result_ms": reply_ms,
+        "missed": missed,
+    }
 
 
 def false_barge_ins(phrases: Phrases, replies: int, gain: float) -> dict[str, Any]:
@@ -459,10 +471,16 @@ def main() -> None:
             "1.63 s",
         ),
         (
-            "barge-in: onset → stop sent to the voice",
-            f"{summary(bi['onset_to_stop_sent_ms'])} ms ({bi['missed']} missed of {args.barge})",
+            "barge-in: onset → pause sent to the voice",
+            f"{summary(bi['onset_to_pause_sent_ms'])} ms ({bi['missed']} missed of {args.barge})",
             "p95 ≤ 200 ms",
             "queue flushed on the model's signal",
+        ),
+        (
+            "barge-in: onset → stop sent, on the words heard",
+            f"{summary(bi['onset_to_stop_sent_ms'])} ms",
+            "within the hold",
+            "—",
         ),
         (
             "barge-in: onset → cut line's speak result",

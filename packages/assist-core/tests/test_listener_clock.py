@@ -30,3 +30,15 @@ def test_the_clock_never_runs_ahead_of_any_signal_s_own_stamp(
         read = clock.ms_at(origin + ms / 1000 + delay)
         assert read is not None and read >= ms - 1  # the delay at most is lost, never gained
         assert read <= ms + round(delay * 1000) + 1
+
+
+@given(st.floats(0, 1e6), st.integers(0, 10**8), st.floats(0, 10.0), st.integers(0, 10**8))
+def test_a_stamp_s_moment_reads_back_as_that_stamp(
+    origin: float, ms: int, delay: float, other: int
+) -> None:
+    clock = ListenerClock()
+    assert clock.moment(other) is None
+    clock.heard(ms, now=origin + ms / 1000 + delay)
+    moment = clock.moment(other)
+    assert moment is not None
+    assert abs((clock.ms_at(moment) or 0) - other) <= 1

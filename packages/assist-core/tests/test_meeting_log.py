@@ -64,6 +64,16 @@ def test_every_event_has_its_exact_fields_in_a_compact_line() -> None:
     assert encode_event(meeting_log.left(at, 7, "the recording ended", 3)) == (
         f'{{"event":"left","at":"{stamp}","pid":7,"why":"the recording ended","spoke":3}}\n'
     )
+    assert encode_event(meeting_log.paused(at, 7, 5120, 0.12)) == (
+        f'{{"event":"paused","at":"{stamp}","pid":7,"heard_ms":5120,"level":0.12}}\n'
+    )
+    assert encode_event(meeting_log.resumed(at, 7, 1090)) == (
+        f'{{"event":"resumed","at":"{stamp}","pid":7,"paused_ms":1090}}\n'
+    )
+    assert encode_event(meeting_log.barge_in(at, 7, 5120, 0.12, "Wait.")) == (
+        f'{{"event":"barge_in","at":"{stamp}","pid":7,"heard_ms":5120,"level":0.12,'
+        '"words":"Wait."}\n'
+    )
 
 
 def test_cut_off_is_written_only_when_a_line_was_cut_short() -> None:

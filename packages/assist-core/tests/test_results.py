@@ -67,6 +67,15 @@ def test_speak_reports_how_many_more_lines_the_cap_allows_never_below_zero(cap, 
     assert results.live(BATCH, cap_hold(cap), Gate(60, cap, spoken=spoken))["may_speak"] != "yes"
 
 
+@given(st.one_of(st.none(), st.integers(0, 10**6)), st.booleans())
+def test_speak_says_how_long_a_line_stood_paused_only_when_it_paused(paused_ms, interrupted):
+    answer = results.spoken(
+        "Hi there.", 0.5, None, cut_off=interrupted, interrupted=interrupted, paused_ms=paused_ms
+    )
+    assert answer.get("paused_ms") == paused_ms
+    assert ("said_approx" in answer) is interrupted
+
+
 def test_confirm_gives_the_answer_and_what_was_heard_or_no_answer_when_the_watch_ended():
     assert results.confirmed("yes", ["a"]) == {"answer": "yes", "heard": ["a"]}
     off = results.confirm_switched_off(["a"])

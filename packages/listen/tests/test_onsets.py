@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import itertools
 import json
 from pathlib import Path
@@ -9,7 +10,7 @@ from pathlib import Path
 import numpy as np
 from assist.core.conversation import BARGE_IN_LEVEL
 from assist.core.turns import TurnRules
-from assist.listen.onsets import REARM_MS, LoudOnsets
+from assist.listen.onsets import HEARD_AFTER_MS, HEARD_CONFIDENCE, REARM_MS, LoudOnsets, Signals
 from hypothesis import given
 from hypothesis import strategies as st
 from listen_harness import Listener, listen_env, write_wav
@@ -58,6 +59,48 @@ def test_events_give_each_turns_start_and_end_and_a_loud_onset_on_stdout(
         assert np.all(np.diff(starts) > 0)
 
 
+def test_a_heard_text_the_recogniser_is_unsure_of_is_sent_as_nothing_heard() -> None:
+    out = io.StringIO()
+    signals = Signals(out)
+    signals.heard("room", 1624, 1240, "Wait.", HEARD_CONFIDENCE)
+    signals.heard("room", 1624, 1240, "Thank you.", 0.32)
+    sent = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert [(e["text"], e["confidence"]) for e in sent] == [("Wait.", 0.6), ("", 0.32)]
+    assert sent[0] == {
+        "event": "heard", "track": "room", "ms": 1624, "onset_ms": 1240, "text": "Wait.",
+        "confidence": 0.6,
+    }  # fmt: skip
+
+
+def test_the_speech_after_each_loud_onset_is_recognised_early_and_sent_as_heard(
+    tmp_path: Path, meeting_wav: Path
+) -> None:
+    """16.3: the words of a hold reach the server long before the turn's line."""
+    listener = Listener(
+        tmp_path / "sessions",
+        listen_env(tmp_path),
+        "--from",
+        str(meeting_wav),
+        "--fast",
+        "--stt",
+        "fake",
+        "--events",
+    )
+    code, out, err = listener.wait()
+    assert code == 0, err
+    events = [json.loads(line) for line in out.splitlines()[1:]]
+    louds = {e["ms"] for e in events if e["event"] == "loud"}
+    heard = [e for e in events if e["event"] == "heard"]
+    assert heard
+    for event in heard:
+        assert event["onset_ms"] in louds
+        assert event["ms"] - event["onset_ms"] in HEARD_AFTER_MS
+        assert event["text"] == ""  # the fake recogniser is sure of nothing (0.5)
+        assert event["confidence"] == 0.5
+    lines = (next((tmp_path / "sessions").iterdir()) / "raw.jsonl").read_text().splitlines()
+    assert len(lines) == len({e["ms"] for e in events if e["event"] == "speech_started"})
+
+
 @given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), max_size=300))
 def test_loud_onsets_open_a_run_of_loud_speech_and_are_apart_by_a_quiet_spell(
     frames: list[tuple[float, float]],
@@ -77,3 +120,23 @@ def test_loud_onsets_open_a_run_of_loud_speech_and_are_apart_by_a_quiet_spell(
             quiet_run = 0 if is_loud else quiet_run + 1
             longest = max(longest, quiet_run)
         assert longest >= rearm
+
+
+def test_the_cough_of_the_tests_is_a_loud_onset_for_the_vad() -> None:
+    """What the pause tests rely on: `voiced.cough` is one loud onset, so it pauses a line
+    (16.3) as a real cough would."""
+    from assist.listen.vad import FRAME_SAMPLES, SileroVad
+    from assist.mcp.demo.rooms.voiced import cough
+
+    for seed in range(3):
+        audio = np.concatenate(
+            (np.zeros(8000, np.float32), cough(seed), np.zeros(8000, np.float32))
+        )
+        vad, onsets, found = SileroVad(), LoudOnsets(TurnRules()), []
+        for index in range(len(audio) // FRAME_SAMPLES):
+            frame = audio[index * FRAME_SAMPLES : (index + 1) * FRAME_SAMPLES]
+            level = float(np.sqrt(np.mean(np.square(frame))))
+            onset = onsets.feed(index, vad.probability(frame), level)
+            if onset is not None:
+                found.append(onset)
+        assert len(found) == 1, seed

@@ -109,3 +109,51 @@ def test_drain_waits_for_a_turn_still_being_recognised():
     written, _ = run(Scripted(gate=gate), lambda r: r.commit(r.submit("room", 0, 1, samples(1))))
     assert len(written) == 1
     assert time.monotonic() - started >= 0.15
+
+
+def test_a_peek_goes_before_the_turns_waiting_writes_no_line_and_a_newer_one_replaces_it():
+    gate = threading.Event()
+    heard: list[str] = []
+
+    def script(recognition):
+        busy = recognition.submit("room", 0, 100, samples(1))  # held at the gate
+        waiting = recognition.submit("room", 100, 200, samples(2))
+        recognition.commit(busy)
+        recognition.commit(waiting)
+        deadline = time.monotonic() + 5
+        while not recognition.busy and time.monotonic() < deadline:
+            time.sleep(0.01)
+        recognition.peek("room", samples(6), lambda text, _: heard.append(f"old {text}"))
+        recognition.peek("room", samples(7), lambda text, sure: heard.append(f"{text} {sure}"))
+        gate.set()
+        while not heard and time.monotonic() < deadline:
+            time.sleep(0.01)
+
+    recogniser = Scripted(gate=gate)
+    written, warnings = run(recogniser, script)
+    assert recogniser.calls == [1, 7, 2]
+    assert heard == ["turn 7 0.75"]
+    assert [line.text for line in written] == ["turn 1", "turn 2"] and warnings == []
+
+
+def test_a_peek_that_fails_is_dropped_and_the_turns_go_on():
+    heard: list[str] = []
+
+    def script(recognition):
+        recognition.peek("room", samples(8), lambda text, _: heard.append(text))
+        recognition.commit(recognition.submit("room", 0, 10, samples(3)))
+
+    written, warnings = run(Scripted(fails={8: 1}), script)
+    assert heard == [] and [line.text for line in written] == ["turn 3"] and warnings == []
+
+
+def test_asked_to_warm_up_the_worker_first_recognises_half_a_second_of_silence():
+    recogniser = Scripted()
+    written, warnings = [], []
+    recognition = Recognition(
+        recogniser, lambda line, ticket: written.append(line), warnings.append, warm_up=True
+    )
+    recognition.commit(recognition.submit("room", 0, 10, samples(3)))
+    recognition.drain()
+    assert recogniser.calls == [8000, 3]
+    assert [line.text for line in written] == ["turn 3"] and warnings == []

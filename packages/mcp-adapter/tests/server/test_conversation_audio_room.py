@@ -25,7 +25,7 @@ import anyio
 import numpy as np
 import pytest
 from conversation_room import Phrases
-from mcp_harness import Place, connect, value_of
+from mcp_harness import BUSY_CORES_BARGE_IN, Place, connect, value_of
 
 pytestmark = pytest.mark.anyio
 
@@ -112,6 +112,7 @@ async def test_through_a_real_audio_server_the_echo_is_cancelled_and_only_the_us
 
     place = Place(tmp_path)
     place.configure(engine="piper")
+    place.settings["barge_in"] = BUSY_CORES_BARGE_IN
     place.write_config()
     interruption = tmp_path / "interruption.wav"
     with wave.open(str(interruption), "wb") as out:

@@ -27,7 +27,7 @@ from assist.listen.onsets import Signals
 from assist.mcp.server.barge_in import BargeIn, SignalSocket, socket_address
 from conversation_room import Phrases, Room
 from mcp.client.session import ClientSession
-from mcp_harness import ASSIST, Place, connect, eventually, value_of
+from mcp_harness import ASSIST, BUSY_CORES_BARGE_IN, Place, connect, eventually, value_of
 
 pytestmark = pytest.mark.anyio
 
@@ -79,6 +79,8 @@ async def test_talking_over_the_assistant_cuts_its_line_in_a_meeting_however_dee
 ) -> None:
     place = Place(deep(tmp_path))
     place.configure(cooldown_s=0)
+    place.settings["barge_in"] = BUSY_CORES_BARGE_IN
+    place.write_config()
     room = Room(tmp_path)
     phrases = Phrases()
     env = {**place.environment(), "PATH": "/usr/bin:/bin"}

@@ -23,6 +23,7 @@ from conversation_room import Phrases, Room
 from mcp.client.session import ClientSession
 from mcp_harness import (
     ASSIST,
+    BUSY_CORES_BARGE_IN,
     FAKE_LISTENER,
     LiveMeeting,
     Place,
@@ -300,6 +301,7 @@ async def test_the_user_talking_over_a_line_cuts_it_off_and_their_words_come_in_
 ) -> None:
     # The silence rule: the turn model may end the turn at "Wait," and the test reads one line.
     place.settings["listen"] = {"turn": "silence"}
+    place.settings["barge_in"] = BUSY_CORES_BARGE_IN
     place.write_config()
     async with connect(place, env=voice_env(place, LONG_S, room)) as server:
         value_of(await server.call_tool("start_conversation", {}))
@@ -316,6 +318,48 @@ async def test_the_user_talking_over_a_line_cuts_it_off_and_their_words_come_in_
         assert LONG_LINE.startswith(reply["said_approx"])
         waited = await wait_for_lines(server)
         assert any("weather" in line.lower() for line in waited["lines"]), waited
+
+
+async def test_a_cough_over_a_line_pauses_it_and_it_goes_on_but_words_in_the_pause_stop_it(
+    place: Place, room: Room, phrases: Phrases
+) -> None:
+    """16.3 through the real listener: a loud onset pauses the line at once; a cough, heard
+    as no words, lets it resume after the hold; "Wait, stop there please" stops it. The hold
+    is 3 s (`BUSY_CORES_BARGE_IN`)."""
+    from assist.mcp.demo.rooms.voiced import cough
+
+    place.settings["barge_in"] = BUSY_CORES_BARGE_IN
+    place.write_config()
+    async with connect(place, env=voice_env(place, LONG_S, room)) as server:
+        started = value_of(await server.call_tool("start_conversation", {}))
+        folder = place.sessions / started["conversation"]
+        replies = []
+        for line, heard in ((LONG_LINE, cough(0)), (QUESTION, phrases("Wait, stop there please."))):
+            speaking = Speaking()
+            async with anyio.create_task_group() as group:
+                group.start_soon(speaking.run, server, line)
+                await eventually(lambda line=line: line in said_texts(place), timeout=10)
+                await anyio.sleep(1.0)
+                room.say(heard)
+            replies.append(speaking.reply)
+        coughed, stopped = replies
+        assert coughed is not None and "cut_off" not in coughed, coughed
+        assert coughed["paused_ms"] > 0
+        assert stopped is not None and stopped["cut_off"] is True, stopped
+        assert stopped["interrupted"] is True and stopped["paused_ms"] > 0
+        asked = [r["op"] for r in requests(place) if r.get("op") != "say"]
+        assert asked == ["pause", "resume", "pause", "stop"], asked
+
+        def logged() -> list[dict[str, Any]]:
+            kinds = ("paused", "resumed", "barge_in")
+            return [e for e in events(folder) if e["event"] in kinds]
+
+        await eventually(lambda: len(logged()) == 4)  # the cut is logged once the stop is sent
+        assert [e["event"] for e in logged()] == ["paused", "resumed", "paused", "barge_in"]
+        words = logged()[-1]["words"].lower()  # "Wait," may be too short an onset after a silence
+        assert "wait" in words or "stop" in words, words
+        waited = await wait_for_lines(server)
+        assert any("stop there" in line.lower() for line in waited["lines"]), waited
 
 
 async def test_the_assistants_own_voice_coming_back_quietly_never_cuts_its_line(
@@ -388,6 +432,8 @@ async def test_in_a_meeting_recorded_by_assist_listen_talking_over_the_assistant
     try:
         place = Place(root)
         place.configure(cooldown_s=0)
+        place.settings["barge_in"] = BUSY_CORES_BARGE_IN
+        place.write_config()
         room = Room(root)
         env = {**place.environment(), "PATH": "/usr/bin:/bin"}
         with open(room.path, "rb") as microphone:

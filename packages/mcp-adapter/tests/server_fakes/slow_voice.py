@@ -6,7 +6,8 @@ the real helper's flags, and takes its own from the environment (so `ASSIST_VOIC
 stays a plain command): `SLOW_VOICE_SECONDS` per line (default 2; `SLOW_VOICE_NOTICE_SECONDS`
 for the consent notice, a line said warmly), `SLOW_VOICE_RECORD` a file
 to append each request to, `SLOW_VOICE_FAIL` a word that makes a line containing it fail with
-an engine error. A `stop` for the playing line answers `stopped` at once.
+an engine error. A `stop` for the playing line answers `stopped` at once; `pause` holds it
+(the time paused does not count as played) until `resume`, each answered as the helper does.
 """
 
 import json
@@ -68,16 +69,28 @@ while True:
     seconds = NOTICE_SECONDS if request.get("emotion") == "warm" else SECONDS
     started = time.monotonic()
     stopped = False
-    while (left := seconds - (time.monotonic() - started)) > 0:
-        other = next_request(left)
+    paused_at = None  # while paused: when it paused
+    while paused_at is not None or (left := seconds - (time.monotonic() - started)) > 0:
+        other = next_request(None if paused_at is not None else left)
         if other is None:
             break
         if other == "eof" or other.get("op") == "quit":
             sys.exit(0)
         record(other)
-        if other.get("op") == "stop" and other.get("id") == line:
+        if other.get("id") != line:
+            continue
+        if other.get("op") == "stop":
             stopped = True
             break
+        if other.get("op") == "pause" and paused_at is None:
+            paused_at = time.monotonic()
+            send({"event": "paused", "id": line, "audio_s": round(paused_at - started, 3)})
+        elif other.get("op") == "resume" and paused_at is not None:
+            started += time.monotonic() - paused_at
+            paused_at = None
+            send({"event": "resumed", "id": line, "audio_s": round(time.monotonic() - started, 3)})
+    if paused_at is not None:
+        started += time.monotonic() - paused_at
     played = round(min(seconds, time.monotonic() - started), 3)
     if stopped:
         send({"event": "stopped", "id": line, "audio_s": played})

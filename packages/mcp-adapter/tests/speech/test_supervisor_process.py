@@ -4,6 +4,7 @@ that work, crash, hang, print junk, never get ready, or will not quit."""
 from __future__ import annotations
 
 import gc
+import json
 import os
 import signal
 import subprocess
@@ -129,6 +130,27 @@ def test_stop_line_cuts_off_the_line_being_spoken() -> None:
     assert result.cut_off and 0.2 <= result.audio_s < 2
     assert result.first_audio_ms == 7
     assert not helper.stop_line()  # the line has had its last event
+    helper.stop()
+
+
+def test_pause_and_resume_hold_the_line_being_spoken_and_let_it_finish(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """16.3: the stand-in voice of the server tests answers pause and resume as the helper
+    does, and the time paused is not played."""
+    record = tmp_path / "requests.jsonl"
+    monkeypatch.setenv("SLOW_VOICE_SECONDS", "1.0")
+    monkeypatch.setenv("SLOW_VOICE_RECORD", str(record))
+    slow = Path(__file__).parent / "server_fakes" / "slow_voice.py"
+    helper = started(sys.executable, str(slow), engine="slow")
+    assert not helper.pause_line() and not helper.resume_line()  # nothing playing yet
+    threading.Timer(0.2, helper.pause_line).start()
+    threading.Timer(0.8, helper.resume_line).start()
+    result = helper.say("A line.", "neutral", within=10)
+    assert not result.cut_off and result.audio_s == 1.0
+    asked = [json.loads(line) for line in record.read_text().splitlines()]
+    assert [(r["op"], r["id"]) for r in asked] == [("say", 1), ("pause", 1), ("resume", 1)]
+    assert not helper.pause_line()  # the line has had its last event
     helper.stop()
 
 

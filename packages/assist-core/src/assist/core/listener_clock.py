@@ -33,3 +33,10 @@ class ListenerClock:
         if self.started_at is None:
             return None
         return round((now - self.started_at) * 1000)
+
+    def moment(self, ms: int) -> float | None:
+        """When, in monotonic seconds, the capture clock read `ms` (None before any signal):
+        an onset's or a word's stamp on the clock the server's timers run on (16.3)."""
+        if self.started_at is None:
+            return None
+        return self.started_at + ms / 1000

@@ -65,9 +65,20 @@ def filler(at: datetime, pid: int, text: str) -> Event:
     return _event("filler", at, pid, text=text)
 
 
-def barge_in(at: datetime, pid: int, heard_ms: int, level: float) -> Event:
-    """The user's loud speech onset at `heard_ms` (capture clock) cut the playing line (14.2)."""
-    return _event("barge_in", at, pid, heard_ms=heard_ms, level=level)
+def barge_in(at: datetime, pid: int, heard_ms: int, level: float, words: str) -> Event:
+    """The user cut the playing line (14.2): the loud onset at `heard_ms` (capture clock)
+    paused it and `words`, heard within the hold, stopped it (16.3)."""
+    return _event("barge_in", at, pid, heard_ms=heard_ms, level=level, words=words)
+
+
+def paused(at: datetime, pid: int, heard_ms: int, level: float) -> Event:
+    """A loud onset at `heard_ms` (capture clock) paused the playing line (16.3)."""
+    return _event("paused", at, pid, heard_ms=heard_ms, level=level)
+
+
+def resumed(at: datetime, pid: int, paused_ms: int) -> Event:
+    """The hold passed with no words but backchannels: the line goes on after `paused_ms`."""
+    return _event("resumed", at, pid, paused_ms=paused_ms)
 
 
 def speaking(at: datetime, pid: int, utterance: str, text: str, emotion: str) -> Event:

@@ -73,10 +73,11 @@ def spoken(
     *,
     cut_off: bool,
     interrupted: bool = False,
+    paused_ms: int | None = None,
 ) -> Result:
     """`speak` (3.6): what was said, for how long, and how many more lines the cap allows
     (no cap in a conversation: `gate` None). A line the user talked over (14.2) also says
-    roughly what of it was heard."""
+    roughly what of it was heard; one a loud onset paused (16.3), for how long in all."""
     answer: Result = {"said": text, "audio_s": audio_s}
     if gate is not None:
         answer["may_still_speak"] = gate.may_still_speak
@@ -85,6 +86,8 @@ def spoken(
     if interrupted:
         answer["interrupted"] = True
         answer["said_approx"] = said_approx(text, audio_s)
+    if paused_ms is not None:
+        answer["paused_ms"] = paused_ms
     return answer
 
 

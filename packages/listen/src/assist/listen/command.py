@@ -241,7 +241,7 @@ def _record(plan: _Plan) -> int:
         warnings.append(text)
         view.note(text)
 
-    recognition = Recognition(plan.recogniser, written, warn)
+    recognition = Recognition(plan.recogniser, written, warn, warm_up=True)
     if plan.turn.warning is not None:
         warn(plan.turn.warning)
     turn_model = _OneAtATime(plan.turn.model)

@@ -14,6 +14,14 @@ what the model said, and how long it took (over 150 ms it counted as incomplete)
 
     {"event":"turn_verdict","track":"room","ms":2300,"complete":true,"took_ms":64}
 
+A loud onset may pause the assistant's line, and only words heard within the server's hold
+stop it (16.3), long before the turn ends and its line is written. So the speech from each loud
+onset is recognised while it goes on (`HEARD_AFTER_MS` in, twice) and its text sent, `ms` where
+the speech recognised ends, `onset_ms` the onset it follows, and the recogniser's confidence;
+a text it is less sure of than `HEARD_CONFIDENCE` is sent as "", nothing heard:
+
+    {"event":"heard","track":"room","ms":1624,"onset_ms":1240,"text":"Wait.","confidence":0.65}
+
 The same lines go, as datagrams, to the socket that `signals.sock` in the session folder links
 to, when a server watching the meeting has made it (barge-in in a meeting, 14.2; the socket
 itself lives in a short folder, as a deep session folder could not hold it). `ms` is on the
@@ -41,6 +49,22 @@ from assist.core.turns import TurnRules
 
 REARM_MS = 256
 """Quiet (below the gate) that ends one loud run, so the next loud onset is a new one."""
+HEARD_AFTER_MS = (384, 704)
+"""When the speech since a loud onset is recognised for `heard`: at 384 ms a backchannel or
+the first word ("Wait") is said, and whisper tiny.en takes about half a second on two busy
+cores, so its text reaches the server well within the 1200 ms hold; the second look hears
+the words after a first "Yeah," and still lands about when the hold ends."""
+HEARD_CONFIDENCE = 0.6
+"""Below this a peek's text is no words heard. On a fraction of a second cut from a cough,
+whisper tiny.en makes up "Thank you.", "Okay." or "So." at a confidence of 0.17-0.36, and
+mishears Piper's "Mm-hm" as "and then make it." at 0.43-0.59; the first words of real
+interruptions ("Wait.", "No.", "Sorry.", "Hold on.", "stop there.") came at 0.62-0.93, a
+later look's "Wait, stuff." at 0.58 (12 coughs, 12 phrases, and the benchmark's runs). A
+missed word costs a line that goes on until the next onset; a made-up one costs the rest of
+the answer."""
+HEARD_PRE_ROLL_MS = 96
+"""Audio before the onset given with it: the onset is where the loud run was confirmed to
+start, and the recogniser needs the word's very beginning."""
 
 
 class LoudOnsets:
@@ -104,6 +128,17 @@ class Signals:
 
     def loud(self, track: str, ms: int, level: float) -> None:
         self._write({"event": "loud", "track": track, "ms": ms, "level": round(level, 4)})
+
+    def heard(self, track: str, ms: int, onset_ms: int, text: str, confidence: float) -> None:
+        said = text if confidence >= HEARD_CONFIDENCE else ""
+        event = {"event": "heard", "track": track, "ms": ms, "onset_ms": onset_ms, "text": said}
+        self._write({**event, "confidence": round(confidence, 3)})
+
+    @property
+    def wanted(self) -> bool:
+        """Whether anyone reads the signals now: a supervising server on `out`, or a watching
+        server whose socket the link names (what is costly to send, `heard`, waits on this)."""
+        return self._out is not None or (self._link is not None and os.path.exists(self._link))
 
     def verdict(self, track: str, ms: int, complete: bool, took_ms: float) -> None:
         event = {"event": "turn_verdict", "track": track, "ms": ms, "complete": complete}

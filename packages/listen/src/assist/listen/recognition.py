@@ -11,11 +11,19 @@ there, so raw.jsonl is in append order like Ambient's.
 A recogniser that raises is tried once more on the same audio; a second failure is reported
 in the session's warnings with the turn's span (its audio stays in `<track>.wav`), and the
 session goes on. A turn recognised as empty text writes no line.
+
+A *peek* (16.3) is the speech since a loud onset, recognised while the turn goes on so that a
+server holding its line paused hears the words within the hold: it writes no line, and its
+text goes to whoever asked. It goes before the turns waiting (their lines can wait a moment,
+a hold cannot), one waiting per track: a newer peek replaces one not yet started, being the
+later news (mostly the same speech and more). A failing peek is dropped; the turn's own
+recognition says why.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import threading
 import time
 from collections.abc import Callable
@@ -24,11 +32,16 @@ from typing import Any
 import attrs
 import numpy as np
 from assist.core.lines import RawLine
+from assist.listen.session_files import RATE_HZ
 
 TRIES = 2
 """A failing turn is tried twice in all: once, then once more (behaviour 12.5)."""
 DRAIN_POLL_S = 0.5
 """While draining, how often to check that the worker is still there to finish the turns."""
+WARM_UP_S = 0.5
+"""Silence recognised before any turn when asked to warm up: whisper's first recognition in a
+process takes about twice its next ones (1.4 s against 0.4-0.7 s on two busy cores), too
+slow for the first peek to land within a 1200 ms hold."""
 
 
 @attrs.define(eq=False)
@@ -50,6 +63,8 @@ class Ticket:
 
 
 Written = Callable[[RawLine, Ticket], None]
+Heard = Callable[[str, float], None]
+"""Takes a peek's text (empty for nothing heard) and confidence, on the worker thread."""
 
 
 class Recognition:
@@ -60,13 +75,17 @@ class Recognition:
         recogniser: Any,
         write: Written,
         warn: Callable[[str], None],
+        *,
+        warm_up: bool = False,
     ) -> None:
         self.recogniser = recogniser
+        self._warm_up = warm_up
         self._write = write
         self._warn = warn
         self._lock = threading.Condition()
         self._jobs: collections.deque[Ticket] = collections.deque()
         self._committed: collections.deque[Ticket] = collections.deque()
+        self._peeks: dict[str, tuple[np.ndarray, Heard]] = {}
         self._closing = False
         self.busy = False
         self.turns: list[Ticket] = []
@@ -80,6 +99,12 @@ class Recognition:
             self._jobs.append(ticket)
             self._lock.notify_all()
         return ticket
+
+    def peek(self, track: str, samples: np.ndarray, heard: Heard) -> None:
+        """Recognise `samples` ahead of the turns waiting and hand the text to `heard`."""
+        with self._lock:
+            self._peeks[track] = (samples, heard)
+            self._lock.notify_all()
 
     def void(self, ticket: Ticket) -> None:
         """The speaker went on: this early result will never be used."""
@@ -104,16 +129,30 @@ class Recognition:
         self._thread.join()
 
     def _work(self) -> None:
+        if self._warm_up:
+            with contextlib.suppress(Exception):  # a failing recogniser is reported per turn
+                self.recogniser.transcribe(np.zeros(round(WARM_UP_S * RATE_HZ), np.float32))
         while True:
             with self._lock:
-                while not self._jobs and not (self._closing and not self._committed):
+                while not (self._jobs or self._peeks) and not (
+                    self._closing and not self._committed
+                ):
                     self._lock.wait()
-                if not self._jobs:
+                if self._closing:
+                    self._peeks.clear()  # the session ends: no line waits on them
+                peek = self._peeks.pop(next(iter(self._peeks))) if self._peeks else None
+                if peek is None and not self._jobs:
                     return
-                ticket = self._jobs.popleft()
-                if ticket.voided:
+                ticket = self._jobs.popleft() if peek is None else None
+                if ticket is not None and ticket.voided:
                     continue
                 self.busy = True
+            if peek is not None:
+                self._peek(*peek)
+                with self._lock:
+                    self.busy = False
+                continue
+            assert ticket is not None
             self._recognise(ticket)
             with self._lock:
                 self.busy = False
@@ -122,6 +161,13 @@ class Recognition:
                     self.turns.append(ticket)
                 self._flush()
                 self._lock.notify_all()
+
+    def _peek(self, samples: np.ndarray, heard: Heard) -> None:
+        try:
+            result = self.recogniser.transcribe(samples)
+        except Exception:  # the turn's own recognition tries again and reports a failure
+            return
+        heard(str(result.text).strip(), min(1.0, max(0.0, float(result.confidence or 0.0))))
 
     def _recognise(self, ticket: Ticket) -> None:
         started = time.perf_counter()

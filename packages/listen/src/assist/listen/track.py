@@ -13,6 +13,11 @@ With a turn model (behaviour.md 16.1) the short pause asks it, on this thread, w
 phrase is over; a complete verdict ends the turn there, and otherwise the early recognition
 starts at once, so a turn the silence limit then ends has its line nearly ready. The built-in
 `silence` rule keeps today's timing.
+
+A loud onset (16.3) may have paused the assistant's line: the speech since it is handed to
+the recogniser as a peek `HEARD_AFTER_MS` in (twice), and its text is sent as `heard`, so the
+server knows within its hold whether those were words. Only while someone reads the signals,
+and, where a canceller knows, only while the voice plays; never waited for here.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from assist.core.turns import (
     TurnRules,
 )
 from assist.listen.echo_canceller import EchoCanceller
-from assist.listen.onsets import LoudOnsets, Signals
+from assist.listen.onsets import HEARD_AFTER_MS, HEARD_PRE_ROLL_MS, LoudOnsets, Signals
 from assist.listen.recognition import Recognition, Ticket
 from assist.listen.session_files import RATE_HZ, TrackFiles
 from assist.listen.sources import Source
@@ -85,6 +90,9 @@ class Track:
         self._signals = signals
         self._loud = LoudOnsets(rules) if signals is not None else None
         self._canceller = canceller if source.clock is not None else None
+        self._heard_onset = 0
+        self._heard_at: list[int] = []
+        """The frames at which the speech since the last loud onset is to be recognised."""
 
     def run(self, stop: threading.Event) -> None:
         """Capture until the source ends or `stop` is set, then end the turn in progress."""
@@ -124,11 +132,43 @@ class Track:
                 )
                 if onset is not None:
                     self._signals.loud(self.name, onset * self.rules.frame_ms, level)
+                    self._listen_after(onset)
             self._handle(self._segmenter.feed(probability, level))
             self.frames += 1
             self._start_early()
+            self._peek()
         self._pending = pending[whole:].copy()
         self.files.tick(time.monotonic())
+
+    def _listen_after(self, onset: int) -> None:
+        """A loud onset: recognise the speech since it `HEARD_AFTER_MS` in, when a server
+        may hold a line paused for it. An onset while the looks of one before are still to
+        come changes nothing: they take in its speech, from the onset that paused the line."""
+        assert self._signals is not None
+        if self._heard_at:
+            return
+        voice_silent = self._canceller is not None and not self._canceller.playing
+        if voice_silent or not self._signals.wanted:
+            return
+        ms = self.rules.frame_ms
+        self._heard_onset = onset
+        self._heard_at = [onset + -(-after // ms) for after in HEARD_AFTER_MS]
+
+    def _peek(self) -> None:
+        """Hand the recogniser the speech since the onset, once a look is due."""
+        if not self._heard_at or self.frames < self._heard_at[0]:
+            return
+        self._heard_at.pop(0)
+        ms, onset, signals = self.rules.frame_ms, self._heard_onset, self._signals
+        assert signals is not None
+        start = max(0, onset - -(-HEARD_PRE_ROLL_MS // ms))
+        samples = self.files.read(start * FRAME_SAMPLES, self.frames * FRAME_SAMPLES)
+        end_ms = self.frames * ms
+
+        def heard(text: str, confidence: float) -> None:
+            signals.heard(self.name, end_ms, onset * ms, text, confidence)
+
+        self.recognition.peek(self.name, samples, heard)
 
     def _cancelled(self, frame: np.ndarray) -> np.ndarray:
         """`frame` without the assistant's voice, when a reference is there to cancel with."""

@@ -7,8 +7,9 @@ replaced by one person's: every kept line is addressed, no cooldown and no cap, 
 instead of the consent notice. The listener is an `assist listen` child
 (`assist.mcp.speech.listener_process`) whose speech signals arrive on a reader thread:
 - `speech_started` / `speech_stopped` feed the idle ceiling and the filler schedule;
-- `loud` while the assistant's line plays cuts it off (`barge_in`), straight from that thread
-  through the helper's `stop`, so the cut waits on no poll.
+- `loud` while the assistant's line plays pauses it, and `heard` (the words since) may stop
+  it (`barge_in`, 16.3), straight from that thread through the helper's `pause` and `stop`, so
+  neither waits on a poll.
 
 Starting one is in `joining`; what keeps it going between the agent's calls (fillers,
 ceilings, the listener's health) in `tending`.
@@ -58,11 +59,8 @@ class Conversation:
     def on_event(self, event: dict[str, Any]) -> None:
         """A listener signal, on its reader thread."""
         now = self.clock()
-        self.barge_in.signal(event, now)
+        self.barge_in.receive(event, now)
         kind = event.get("event")
-        if kind == "loud":
-            self.barge_in.loud(event)
-            return
         with self.lock:
             if kind == "speech_started":
                 self.user_speaking = True

@@ -91,7 +91,9 @@ async def watch_meeting(desk: Desk, seat: Seat, arguments: dict[str, Any]) -> ty
         if failure is not None:
             return refusal(refusals.notice_failed(failure))
         if settings.barge_in and meeting.held:
-            meeting.barge_in = BargeIn(True, desk.stamp, desk.pid, desk.clock)
+            meeting.barge_in = BargeIn(
+                True, desk.stamp, desk.pid, desk.clock, settings.interruptions
+            )
             meeting.signals = await anyio.to_thread.run_sync(
                 SignalSocket.open, folder, meeting.barge_in
             )
@@ -197,7 +199,9 @@ async def start_conversation(desk: Desk, seat: Seat) -> types.CallToolResult:
     conversation = Conversation(
         ceilings=Ceilings(desk.clock(), rules.max_s, rules.idle_s),
         fillers=Fillers(random.Random()) if rules.fillers else None,
-        barge_in=BargeIn(settings.barge_in, desk.stamp, desk.pid, desk.clock),
+        barge_in=BargeIn(
+            settings.barge_in, desk.stamp, desk.pid, desk.clock, settings.interruptions
+        ),
         clock=desk.clock,
     )
 

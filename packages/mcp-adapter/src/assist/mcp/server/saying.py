@@ -26,6 +26,7 @@ from assist.core.consent import LeaveReason
 from assist.core.echo import Said
 from assist.core.files import LOCK_WAIT_S
 from assist.core.speech import SpeechOk
+from assist.mcp.server.barge_in import LineEnd
 from assist.mcp.server.desk import Desk
 from assist.mcp.server.held_meeting import Activity, HeldMeeting, Leave, Watched
 from assist.mcp.server.playing import play
@@ -80,6 +81,8 @@ class Spoken:
     switched_off: bool
     through: int | None = None
     asked_ms: int | None = None
+    paused_ms: int | None = None
+    """How long a loud onset held the line paused, in all (16.3); None when it never paused."""
 
 
 @attrs.frozen
@@ -136,7 +139,7 @@ async def say(
             else:
                 outcome, switched_off = await _plain(voice, text, emotion), False
         finally:
-            interrupted = _stopped(meeting)
+            heard = _stopped(meeting)
         through = asked_ms = None
         if kind is Kind.QUESTION:  # where the answer may begin
             if meeting.barge_in is not None:
@@ -149,9 +152,15 @@ async def say(
     if isinstance(outcome, VoiceFailure):
         said_as: Spoken | Broken = Broken(tuple(outcome.chain), switched_off)
     else:
-        cut_by_user = interrupted and outcome.cut_off
+        cut_by_user = heard.interrupted and outcome.cut_off
         said_as = Spoken(
-            outcome.audio_s, outcome.cut_off, cut_by_user, switched_off, through, asked_ms
+            outcome.audio_s,
+            outcome.cut_off,
+            cut_by_user,
+            switched_off,
+            through,
+            asked_ms,
+            heard.paused_ms,
         )
     if way.utterance:
         await meeting.append(_closing_event(desk, utterance, text, emotion, outcome, took_ms))
@@ -223,11 +232,11 @@ def _started(meeting: HeldMeeting, voice: Voice) -> None:
         meeting.barge_in.started(voice, meeting.log)
 
 
-def _stopped(meeting: HeldMeeting) -> bool:
-    """The line is over; whether a barge-in cut it."""
+def _stopped(meeting: HeldMeeting) -> LineEnd:
+    """The line is over; whether a barge-in cut it, and how long it paused."""
     if meeting.conversation is not None:
         meeting.conversation.assistant_stopped()
-    return meeting.barge_in.stopped() if meeting.barge_in is not None else False
+    return meeting.barge_in.stopped() if meeting.barge_in is not None else LineEnd()
 
 
 def _own_event(desk: Desk, text: str, kind: Kind) -> dict[str, Any]:

@@ -29,5 +29,6 @@ async def speak(desk: Desk, watched: Watched, leave: Leave, line: SpeechOk) -> t
             outcome.meeting.gate if talk is None else None,
             cut_off=spoken.cut_off,
             interrupted=spoken.interrupted,
+            paused_ms=spoken.paused_ms,
         )
     )

@@ -43,8 +43,10 @@ from assist.core.files import READY_WITHIN_S, SAY_WITHIN_S
 from assist.core.protocol import (
     Done,
     Error,
+    Pause,
     Quit,
     Ready,
+    Resume,
     Say,
     Speaking,
     Stop,
@@ -231,11 +233,23 @@ class HelperProcess:
 
     def stop_line(self) -> bool:
         """Ask the helper to cut off the line being spoken; False when none is."""
+        return self._ask(Stop)
+
+    def pause_line(self) -> bool:
+        """Ask the helper to hold the line being spoken where it is (16.3); False when none is."""
+        return self._ask(Pause)
+
+    def resume_line(self) -> bool:
+        """Ask the helper to go on with a paused line from where it paused; False when none is."""
+        return self._ask(Resume)
+
+    def _ask(self, message: type[Stop | Pause | Resume]) -> bool:
+        """Send `message` for the line being spoken at once; False when none is."""
         with self._write_lock:
             if self._line is None:
                 return False
             try:
-                self._write(Stop(self._line))
+                self._write(message(self._line))
             except (OSError, ValueError):
                 return False  # the waiting say finds out that the helper is gone
             return True
@@ -266,7 +280,7 @@ class HelperProcess:
         """The helper's exit, in words (after `kill`)."""
         return describe_exit(self._process.returncode)
 
-    def _write(self, message: Say | Stop | Quit) -> None:
+    def _write(self, message: Say | Stop | Pause | Resume | Quit) -> None:
         stdin = self._process.stdin
         assert stdin is not None
         stdin.write(encode(message).encode("ascii") + b"\n")

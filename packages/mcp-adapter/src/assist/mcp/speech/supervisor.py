@@ -218,6 +218,22 @@ class Voice:
                 self._helper.stop_line()
             return True
 
+    def pause_line(self) -> bool:
+        """Hold the line being spoken where it is (16.3); its `say` goes on waiting. Returns
+        whether a line was being spoken."""
+        with self._lock:
+            if not self._in_line:
+                return False
+            return self._helper is not None and self._helper.pause_line()
+
+    def resume_line(self) -> bool:
+        """Go on with a paused line from where it paused. Returns whether a line was being
+        spoken."""
+        with self._lock:
+            if not self._in_line:
+                return False
+            return self._helper is not None and self._helper.resume_line()
+
     def close(self, quit_within: float = QUIT_WITHIN_S) -> None:
         """Cut off any line, ask the helper to quit, kill it after `quit_within` seconds (at
         once with 0, for a helper that hangs). No line is said after."""

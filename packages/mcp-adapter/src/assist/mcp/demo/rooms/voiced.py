@@ -117,6 +117,42 @@ def with_noise(samples: np.ndarray, snr_db: float, seed: int = 11) -> np.ndarray
     return noisy
 
 
+COUGH_S = 0.7
+COUGH_HZ = 120
+"""A cough's length and pitch: at 130 Hz, or 0.5 s, Silero after a long silence took it
+for speech in 6 to 25 of 32 tries, at these in all 32."""
+COUGH_FORMANTS_HZ = ((700, 130), (1220, 70), (2600, 160))
+"""Centre and width of the vocal tract's resonances for an open "uh": a cough is voiced, and
+without them a noise burst is no speech to the VAD, so it would never pause a line."""
+
+
+def cough(seed: int = 0, gain: float = 0.5) -> np.ndarray:
+    """A cough-like burst (16 kHz float32): noise and a 120 Hz buzz through the resonances of
+    an "uh", sharp at its start and falling off fast. Loud and voiced enough for a loud onset
+    (16.3), and no word a recogniser hears: what a line should pause for and then go on."""
+    rng = np.random.default_rng(seed)
+    count = round(COUGH_S * RATE_HZ)
+    times = np.arange(count) / RATE_HZ
+    source = rng.normal(0, 0.2, count) + (np.mod(times * COUGH_HZ, 1) < 0.1) * 3.0
+    shaped = sum(_resonance(source, centre, width) for centre, width in COUGH_FORMANTS_HZ)
+    envelope = np.exp(-np.linspace(0, 5, count)) * np.minimum(1, np.linspace(0, 25, count))
+    burst = shaped * envelope
+    result: np.ndarray = (burst / np.max(np.abs(burst)) * gain).astype(np.float32)
+    return result
+
+
+def _resonance(samples: np.ndarray, centre_hz: float, width_hz: float) -> np.ndarray:
+    """`samples` through one two-pole resonator at `centre_hz`, `width_hz` wide."""
+    radius = np.exp(-np.pi * width_hz / RATE_HZ)
+    pull = 2 * radius * np.cos(2 * np.pi * centre_hz / RATE_HZ)
+    out = np.zeros(samples.size)
+    last = before = 0.0
+    for index, sample in enumerate(samples.tolist()):
+        last, before = (1 - radius) * sample + pull * last - radius * radius * before, last
+        out[index] = last
+    return out
+
+
 def pcm16(samples: Sequence[float] | np.ndarray) -> bytes:
     """Float samples as 16-bit little-endian PCM, clipped to [-1, 1]."""
     clipped = np.clip(np.asarray(samples, dtype=np.float64), -1.0, 1.0)
