@@ -138,9 +138,22 @@ def test_a_hold_with_only_a_backchannel_resumes_the_line_where_it_paused() -> No
     assert soon(lambda: voice.asked == ["pause", "resume"]), voice.asked
     assert soon(lambda: log.kinds == ["paused", "resumed"]), log.kinds
     assert log.events[1]["paused_ms"] == 1150
-    watch.receive(heard("Wait, stop", 5900), clock.now)  # after the hold: stops nothing
+    watch.receive(heard("Wait, stop", 6600), clock.now)  # said after the hold: stops nothing
     assert voice.asked == ["pause", "resume"]
     assert watch.stopped() == LineEnd(interrupted=False, paused_ms=1150)
+
+
+def test_words_said_in_the_hold_but_heard_after_it_resumed_stop_the_line() -> None:
+    clock = Clock()
+    watch, voice, log = playing(clock)
+    clock.now = 100.2
+    watch.receive(loud(5000), clock.now)
+    clock.now = 101.35  # the hold is over before the listener's look comes back
+    assert soon(lambda: voice.asked == ["pause", "resume"]), voice.asked
+    watch.receive(heard("Wait, stop", 5700), clock.now)  # said 0.7 s into the hold
+    assert voice.asked == ["pause", "resume", "stop"]
+    assert soon(lambda: log.kinds == ["paused", "resumed", "barge_in"]), log.kinds
+    assert watch.stopped() == LineEnd(interrupted=True, paused_ms=1150)
 
 
 def test_a_line_paused_twice_counts_both_pauses() -> None:

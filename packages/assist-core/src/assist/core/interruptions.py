@@ -5,6 +5,9 @@ of the answer is lost; people pause for those and go on. So an onset only **paus
 (the helper keeps its place). Words heard within the hold (`barge_in.hold_ms`) that are not a
 backchannel (`barge_in.backchannels`) **stop** it, as a person stops for someone who wants the
 floor; a hold that passes with none **resumes** it where it paused.
+Words are placed where they were said, not where their recognition arrived: words said within
+the hold that are recognised only after it has passed (a slow look on a busy machine) still
+stop the line, which has then played on for a moment.
 
 Pure: the shell passes each onset, each recognised text and the time, and acts on the answer
 (`pause`, `stop`, `resume` or None, nothing to do). Times are seconds on one clock.
@@ -73,20 +76,23 @@ class Interruptions:
     backchannels: Sequence[str] = BACKCHANNELS
     paused_at: float | None = None
     """When the onset that paused the line was heard; None while it plays."""
+    onset_at: float | None = None
+    """When the last onset that paused it was heard, paused still or resumed since."""
     stopped: bool = False
 
     def onset(self, now: float) -> Action | None:
         """A loud onset: pause a playing line (one already paused waits on)."""
         if self.stopped or self.paused_at is not None:
             return None
-        self.paused_at = now
+        self.paused_at = self.onset_at = now
         return "pause"
 
     def heard(self, text: str, at: float) -> Action | None:
-        """Words heard at `at`: they stop a paused line when heard within its hold (not
-        before the onset) and not a backchannel."""
-        if self.paused_at is None or not 0 <= at - self.paused_at <= self.hold_s:
-            return None
+        """Words said at `at`: they stop the line when said within the hold of the last onset
+        (not before it), paused still or resumed since, and not a backchannel."""
+        onset = self.onset_at
+        if self.stopped or onset is None or not onset <= at <= onset + self.hold_s:
+            return None  # the hold ends where due() says, to the last bit
         if is_backchannel(text, self.backchannels):
             return None
         self.paused_at = None

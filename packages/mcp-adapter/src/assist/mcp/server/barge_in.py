@@ -186,8 +186,9 @@ class BargeIn:
         line.log.append(meeting_log.paused(self.stamp(), self.pid, line.onset_ms, line.level))
 
     def heard(self, event: dict[str, Any], now: float) -> None:
-        """Words the listener heard since an onset: they stop a paused line unless they are
-        backchannels or came after its hold."""
+        """Words the listener heard since an onset: they stop the line unless they are
+        backchannels or were said after its hold (said within it, they stop a line that has
+        resumed meanwhile)."""
         text, ms = event.get("text"), _stamp_of(event, "ms")
         if not isinstance(text, str):
             return
@@ -197,7 +198,8 @@ class BargeIn:
                 return
             line.voice.stop_line()
             line.interrupted = True
-            line.unpause(now)
+            if line.paused_since is not None:  # else it resumed before these words came
+                line.unpause(now)
             self.lock.notify_all()
         cut = meeting_log.barge_in(self.stamp(), self.pid, line.onset_ms, line.level, text)
         line.log.append(cut)
