@@ -54,14 +54,14 @@ HEARD_AFTER_MS = (384, 704)
 the first word ("Wait") is said, and whisper tiny.en takes about half a second on two busy
 cores, so its text reaches the server well within the 1200 ms hold; the second look hears
 the words after a first "Yeah," and still lands about when the hold ends."""
-HEARD_CONFIDENCE = 0.6
+HEARD_CONFIDENCE = 0.4
 """Below this a peek's text is no words heard. On a fraction of a second cut from a cough,
-whisper tiny.en makes up "Thank you.", "Okay." or "So." at a confidence of 0.17-0.36, and
-mishears Piper's "Mm-hm" as "and then make it." at 0.43-0.59; the first words of real
-interruptions ("Wait.", "No.", "Sorry.", "Hold on.", "stop there.") came at 0.62-0.93, a
-later look's "Wait, stuff." at 0.58 (12 coughs, 12 phrases, and the benchmark's runs). A
-missed word costs a line that goes on until the next onset; a made-up one costs the rest of
-the answer."""
+whisper tiny.en makes up "Thank you.", "Okay." or "So." at a confidence of 0.17-0.36; the
+first words of real interruptions ("Wait.", "No.", "Sorry.", "Hold on.", "stop there.") came at
+0.45-0.93 ("wait." 0.47 and "wait stop" 0.45 in `assist demo --talk`, which 0.6 left unheard,
+so the line played on), and Piper's "Mm-hm" misheard as "and then make it." at 0.43-0.59,
+which now stops the line. A missed "wait" costs the user the floor; a misheard backchannel
+costs the rest of an answer the agent can give again."""
 HEARD_PRE_ROLL_MS = 96
 """Audio before the onset given with it: the onset is where the loud run was confirmed to
 start, and the recogniser needs the word's very beginning."""
