@@ -141,7 +141,7 @@ def test_pause_and_resume_hold_the_line_being_spoken_and_let_it_finish(
     record = tmp_path / "requests.jsonl"
     monkeypatch.setenv("SLOW_VOICE_SECONDS", "1.0")
     monkeypatch.setenv("SLOW_VOICE_RECORD", str(record))
-    slow = Path(__file__).parent / "server_fakes" / "slow_voice.py"
+    slow = Path(__file__).parents[1] / "server_fakes" / "slow_voice.py"
     helper = started(sys.executable, str(slow), engine="slow")
     assert not helper.pause_line() and not helper.resume_line()  # nothing playing yet
     threading.Timer(0.2, helper.pause_line).start()
