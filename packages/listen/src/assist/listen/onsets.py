@@ -37,6 +37,7 @@ segmenter's onset rule (96 ms) that are also at or above the echo gate's level (
 from __future__ import annotations
 
 import json
+import math
 import os
 import socket
 import threading
@@ -54,14 +55,15 @@ HEARD_AFTER_MS = (384, 704)
 the first word ("Wait") is said, and whisper tiny.en takes about half a second on two busy
 cores, so its text reaches the server well within the 1200 ms hold; the second look hears
 the words after a first "Yeah," and still lands about when the hold ends."""
-HEARD_CONFIDENCE = 0.4
-"""Below this a peek's text is no words heard. On a fraction of a second cut from a cough,
-whisper tiny.en makes up "Thank you.", "Okay." or "So." at a confidence of 0.17-0.36; the
-first words of real interruptions ("Wait.", "No.", "Sorry.", "Hold on.", "stop there.") came at
-0.45-0.93 ("wait." 0.47 and "wait stop" 0.45 in `assist demo --talk`, which 0.6 left unheard,
-so the line played on), and Piper's "Mm-hm" misheard as "and then make it." at 0.43-0.59,
-which now stops the line. A missed "wait" costs the user the floor; a misheard backchannel
-costs the rest of an answer the agent can give again."""
+HEARD_CONFIDENCE = math.exp(-1)
+"""Below this (0.37) a peek's text is no words heard: whisper's own mark of a failed decoding
+(its `log_prob_threshold`, -1 in mean log probability). On a fraction of a second cut from a
+cough, whisper tiny.en makes up "Thank you.", "Okay." or "So." at 0.17-0.36; a user's "wait"
+over the assistant's echo in `assist demo --talk` came at 0.37-0.51, the first words of
+interruptions heard clear ("Wait.", "No.", "Sorry.", "Hold on.") at 0.58-0.93. Piper's
+"Mm-hm", misheard as "and then make it." at 0.43-0.59, gets through and stops a line: a
+missed interruption was judged the worse error (the user cannot get the floor). Words
+said within the hold whose look comes back after it still stop the line (16.3)."""
 HEARD_PRE_ROLL_MS = 96
 """Audio before the onset given with it: the onset is where the loud run was confirmed to
 start, and the recogniser needs the word's very beginning."""
