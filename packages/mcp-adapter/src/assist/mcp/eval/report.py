@@ -200,20 +200,7 @@ def _legend(left: float, y: float) -> list[str]:
         ("room", COLOURS["room"]),
         ("call", COLOURS["call"]),
     ]
-    parts = []
-    at = left
-    for text, colour in keys:
-        parts.append(
-            f'<rect x="{at}" y="{y - 10}" width="14" height="12" rx="2" fill="{colour}" '
-            'stroke="#999999" stroke-width="0.5"/>'
-        )
-        parts.append(svg_text(at + 19, y, text, size=11))
-        at += 26 + 7 * len(text)
-    parts.append(
-        f'<line x1="{at}" y1="{y - 10}" x2="{at}" y2="{y + 2}" stroke="#111111" stroke-width="2"/>'
-    )
-    parts.append(svg_text(at + 6, y, "first sound", size=11))
-    return parts
+    return svg_legend(left, y, keys, "#111111", "first sound")
 
 
 def _shade(
@@ -262,6 +249,27 @@ def _axis(span: float, x: Callable[[float], float], bottom: float) -> list[str]:
 
 def _width(x: Callable[[float], float], start: float, end: float) -> str:
     return f"{max(2.0, x(end) - x(start)):.1f}"
+
+
+def svg_legend(
+    left: float, y: float, keys: list[tuple[str, str]], mark_colour: str, mark_text: str
+) -> list[str]:
+    """A timeline's legend on one row: a swatch per key, then the vertical mark and its text."""
+    parts = []
+    at = left
+    for text, colour in keys:
+        parts.append(
+            f'<rect x="{at}" y="{y - 10}" width="14" height="12" rx="2" fill="{colour}" '
+            'stroke="#999999" stroke-width="0.5"/>'
+        )
+        parts.append(svg_text(at + 19, y, text, size=11))
+        at += 26 + 7 * len(text)
+    parts.append(
+        f'<line x1="{at}" y1="{y - 10}" x2="{at}" y2="{y + 2}" stroke="{mark_colour}" '
+        'stroke-width="2"/>'
+    )
+    parts.append(svg_text(at + 6, y, mark_text, size=11))
+    return parts
 
 
 def svg_text(

@@ -23,7 +23,7 @@ import html
 from collections.abc import Callable, Sequence
 
 from assist.core.turn_scoring import Kind
-from assist.mcp.eval.report import html_page, svg_text
+from assist.mcp.eval.report import html_page, svg_legend, svg_text
 from assist.mcp.eval.turn_views import GOALS, HEADINGS, cells
 from assist.mcp.eval.turns import ConfigResult, Recording
 
@@ -209,21 +209,7 @@ def _legend(left: float, y: float) -> list[str]:
         ("line", COLOURS["line"]),
         ("line of a cut phrase", COLOURS["cut"]),
     ]
-    parts = []
-    at = left
-    for text, colour in keys:
-        parts.append(
-            f'<rect x="{at}" y="{y - 10}" width="14" height="12" rx="2" fill="{colour}" '
-            'stroke="#999999" stroke-width="0.5"/>'
-        )
-        parts.append(svg_text(at + 19, y, text, size=11))
-        at += 26 + 7 * len(text)
-    parts.append(
-        f'<line x1="{at}" y1="{y - 10}" x2="{at}" y2="{y + 2}" stroke="{COLOURS["end"]}" '
-        'stroke-width="2"/>'
-    )
-    parts.append(svg_text(at + 6, y, "turn ended · dot: line written", size=11))
-    return parts
+    return svg_legend(left, y, keys, COLOURS["end"], "turn ended · dot: line written")
 
 
 def _axis(span: float, x: Callable[[float], float], bottom: float) -> list[str]:
