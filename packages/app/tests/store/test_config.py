@@ -4,33 +4,15 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
 from assist.app.store.config import ConfigFile
 from assist.core.settings import SettingError, Settings
+from config_files import SHARED, age, write
 
 INSTALLED = ("espeak", "kokoro", "toy")
 """The engine names the installed plugins register, as the shell passes them in."""
-
-SHARED = {
-    "sessions_dir": None,
-    "assistant": {"enabled": True, "name": "Robin", "cooldown_s": 30, "max_per_meeting": 4},
-    "talk": {"hotkey": "F5", "nested": [1, 2, {"x": None}]},
-}
-
-
-def write(path: Path, content: object) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    text = content if isinstance(content, str) else json.dumps(content, indent=2) + "\n"
-    path.write_text(text, encoding="utf-8")
-
-
-def age(path: Path, seconds: float) -> None:
-    """Move the file's mtime back, as if it had been written `seconds` ago."""
-    then = time.time() - seconds
-    os.utime(path, (then, then))
 
 
 def test_a_missing_file_means_every_default_without_a_warning(
