@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+import attrs
 import pytest
 from assist.core.turn_ends import AskTurnModel, Event, PauseRules, TwoStageSegmenter
 from assist.core.turns import (
@@ -283,3 +284,105 @@ def test_no_frame_is_in_two_turns_and_every_ending_matches_its_pause(case, says)
             for frame in range(event.start, event.end):
                 covered[frame] += 1
     assert max(covered, default=0) <= 1
+
+
+# --- a complete verdict that awaits the words (PauseRules.await_words) --------------------
+
+
+def run_with_words(
+    probs: list[float],
+    says: bool,
+    words: list[tuple[int, bool]],
+    rules: TurnRules = RULES,
+    pause: PauseRules = PAUSE,
+    levels: list[float] | None = None,
+) -> list[tuple[int | None, Event]]:
+    """As `run`, the model answering `says` at once; after each complete verdict the words
+    come `delay` frames later and say the phrase `ends` (the next of `words`; never, once
+    they run out)."""
+    pause = attrs.evolve(pause, await_words=True)
+    levels = levels if levels is not None else [0.1] * len(probs)
+    segmenter = TwoStageSegmenter(rules, pause)
+    emitted: list[tuple[int | None, Event]] = []
+    given_words = iter(words)
+    due: tuple[int, AskTurnModel, bool] | None = None
+    for frame, (prob, level) in enumerate(zip(probs, levels, strict=True)):
+        emitted += [(frame, event) for event in segmenter.feed(prob, level)]
+        while segmenter.asking is not None:
+            ask = segmenter.asking
+            emitted += [(frame, event) for event in segmenter.answer(ask, says, 0.0)]
+            if segmenter.awaiting_words == ask:
+                delay, ends = next(given_words, (10**9, True))
+                due = (frame + delay, ask, ends)
+        if due is not None and frame >= due[0]:
+            emitted += [(frame, event) for event in segmenter.confirm(due[1], due[2])]
+            due = None
+    emitted += [(None, event) for event in segmenter.finish()]
+    assert segmenter.awaiting_words is None and not segmenter.in_speech
+    return emitted
+
+
+def test_a_complete_verdict_ends_the_turn_only_once_its_words_end_a_phrase():
+    probs = frames((SPEECH, 10), (SILENCE, 40))
+    emitted = run_with_words(probs, True, [(5, True)])
+    ended = [(at, event) for at, event in emitted if isinstance(event, TurnEnded)]
+    assert len(ended) == 1
+    at, event = ended[0]
+    assert at == event.end + SHORT - 1 + 5  # asked at the short pause, the words 5 frames on
+    assert [e for _, e in emitted if isinstance(e, TurnEnded)] == [
+        e for _, e in run(probs, complete) if isinstance(e, TurnEnded)
+    ]
+
+
+def test_words_that_stop_mid_phrase_leave_the_pause_to_the_silence_limit():
+    probs = frames((SPEECH, 10), (SILENCE, 40))
+    emitted = run_with_words(probs, True, [(5, False)])
+    assert without_asks(emitted) == today(probs)
+
+
+@settings(max_examples=200, deadline=None)
+@given(cases(), st.lists(st.tuples(st.integers(0, 40), st.just(False)), max_size=20))
+def test_words_that_always_stop_mid_phrase_give_exactly_the_silence_rule(case, words):
+    rules, pause, probs, levels = case
+    emitted = run_with_words(probs, True, words, rules, pause, levels)
+    assert without_asks(emitted) == today(probs, rules, levels)
+
+
+@settings(max_examples=200, deadline=None)
+@given(cases())
+def test_words_that_end_at_once_give_exactly_the_verdict_alone(case):
+    rules, pause, probs, levels = case
+    at_once = [(0, True)] * len(probs)
+    assert run_with_words(probs, True, at_once, rules, pause, levels) == run(
+        probs, lambda ask: (True, 0.0), rules, pause, levels
+    )
+
+
+@settings(max_examples=200, deadline=None)
+@given(cases(), st.lists(st.tuples(st.integers(0, 40), st.booleans()), max_size=20))
+def test_with_words_at_any_time_a_turn_ends_between_the_short_pause_and_the_limit(case, words):
+    rules, pause, probs, levels = case
+    short = -(-pause.turn_pause_ms // rules.frame_ms)
+    emitted = run_with_words(probs, True, words, rules, pause, levels)
+    covered = [0] * len(probs)
+    for event, silence in endings(rules, emitted):
+        assert min(short, rules.end_silence_frames) <= silence <= rules.end_silence_frames
+        assert all(prob < rules.end_prob for prob in probs[event.end : event.end + silence])
+    for _, event in emitted:
+        if isinstance(event, TurnEnded | TurnDropped):
+            for frame in range(event.start, event.end):
+                covered[frame] += 1
+    assert max(covered, default=0) <= 1
+
+
+def test_words_for_a_pause_that_is_over_change_nothing():
+    segmenter = TwoStageSegmenter(RULES, attrs.evolve(PAUSE, await_words=True))
+    asked = []
+    for prob in frames((SPEECH, 10), (SILENCE, SHORT)):
+        asked += [e for e in segmenter.feed(prob, 0.1) if isinstance(e, AskTurnModel)]
+    assert segmenter.answer(asked[0], True, 0.0) == []
+    assert segmenter.awaiting_words == asked[0]
+    resumed = [e for prob in frames((SPEECH, 3)) for e in segmenter.feed(prob, 0.1)]
+    assert any(isinstance(e, SpeechResumed) for e in resumed)
+    assert segmenter.awaiting_words is None
+    assert segmenter.confirm(asked[0], True) == []

@@ -13,6 +13,13 @@ pause (`turn_pause_ms`, default 200) asks a *turn model* whether the phrase is o
   silence limit ends the turn as before, unless speech resumes and the next short pause asks
   again.
 
+With `PauseRules.await_words`, a complete verdict is not the end yet: the turn ends at its
+pause once the caller's `confirm` says the words heard so far end a phrase
+(`assist.core.turn_words`), and a `confirm` that says they stop mid-phrase leaves the pause to
+the silence limit, as an incomplete verdict would. Words that come once the pause is over
+(speech resumed, or the limit ended the turn) change nothing. The listener has the words when
+the line is ready anyway, so waiting for them costs the line nothing.
+
 Like `TurnSegmenter`, it never sees audio or a clock. While a question is open, frames fed are
 held, and judged once the verdict is in, so the events depend only on the frames and the
 verdicts, never on when the caller got round to answering; frames are the clock that bounds
@@ -50,6 +57,7 @@ class PauseRules:
 
     turn_pause_ms: int = attrs.field(default=TURN_PAUSE_MS, validator=_positive)
     answer_within_ms: int = attrs.field(default=ANSWER_WITHIN_MS, validator=_not_negative)
+    await_words: bool = False
 
 
 @attrs.frozen
@@ -79,6 +87,7 @@ class TwoStageSegmenter:
         self._paused: SpeechPaused | None = None  # the announced pause in progress
         self._open: AskTurnModel | None = None  # the question waiting for its verdict
         self._held: deque[tuple[float, float]] = deque()  # frames fed since it was asked
+        self._said_complete: AskTurnModel | None = None  # a complete verdict awaiting words
 
     @property
     def in_speech(self) -> bool:
@@ -89,6 +98,11 @@ class TwoStageSegmenter:
     def asking(self) -> AskTurnModel | None:
         """The question waiting for its verdict, if any."""
         return self._open
+
+    @property
+    def awaiting_words(self) -> AskTurnModel | None:
+        """The question the model called complete whose words are awaited, if any."""
+        return self._said_complete
 
     def feed(self, prob: float, level: float) -> list[Event]:
         """One frame: its speech probability and its RMS level."""
@@ -103,13 +117,24 @@ class TwoStageSegmenter:
         self._open = None
         events: list[Event] = []
         if complete and took_ms <= self._pause_rules.answer_within_ms:
-            events += self._track(self._segmenter.end_at_pause())
+            if self._pause_rules.await_words:
+                self._said_complete = ask
+            else:
+                events += self._track(self._segmenter.end_at_pause())
         return events + self._judge_held()
+
+    def confirm(self, ask: AskTurnModel, ends: bool) -> list[Event]:
+        """Whether the words of the pause `ask`, called complete, end a phrase: if so the
+        turn ends at its pause; if not, or for a pause already over, nothing changes."""
+        if ask != self._said_complete:
+            return []
+        self._said_complete = None
+        return self._track(self._segmenter.end_at_pause()) if ends else []
 
     def finish(self) -> list[Event]:
         """End of input: an open question gets no verdict, the held frames are judged, and
         the turn in progress ends at its pause or its last frame, so nothing is lost."""
-        self._open = None
+        self._open = self._said_complete = None
         events = self._judge_held()
         return events + self._track(self._segmenter.finish())
 
@@ -141,5 +166,5 @@ class TwoStageSegmenter:
             if isinstance(event, SpeechPaused):
                 self._paused = event
             elif isinstance(event, SpeechResumed | TurnEnded | TurnDropped):
-                self._paused = None
+                self._paused = self._said_complete = None
         return events

@@ -1,0 +1,54 @@
+"""Words a phrase does not end on: the text's veto on a turn model's "complete" (behaviour 16.1).
+
+A turn model hears the voice, not the words, and a flat voice pausing mid-thought sounds to it
+like a voice that has finished: on our sets Smart Turn called such pauses complete with the
+same confidence as real ends (0.87 to 0.99). But every one of those pauses fell after a word
+an English sentence almost never ends on ("the customer told us that the", "our plan for
+the office move is to"), and the speculative recognition started at the same short pause has
+the words by the time the line could be written. So a turn the model calls complete ends only
+once its words are in and do not stop mid-phrase; otherwise the silence limit decides, as for
+an incomplete verdict.
+
+The words are chosen by grammar, not by any set: articles and possessive determiners,
+conjunctions, prepositions that are not also verb particles ("come in", "hold on" end
+sentences), forms of "be", modal verbs, relative pronouns, and hesitation sounds. A phrase that
+does end on one ("Yes, we should.", "Where are you from?") waits for the limit, which is the
+silence rule's timing and never a cut-off. Whisper marks a phrase it hears break off with a
+trailing "...", "-" or ",", which counts the same.
+"""
+
+from __future__ import annotations
+
+from assist.core.words import normalise_words
+
+DETERMINERS = frozenset({"a", "an", "the", "my", "your", "our", "their", "its", "every"})
+CONJUNCTIONS = frozenset(
+    {"and", "or", "but", "nor", "because", "if", "unless", "whether", "although", "than"}
+)
+PREPOSITIONS = frozenset(
+    {
+        "to", "of", "for", "with", "from", "at", "by", "about", "into", "onto", "between",
+        "during", "without", "toward", "towards", "across", "upon", "among", "via",
+    }
+)  # fmt: skip
+BE = frozenset({"is", "are", "was", "were", "am"})
+MODALS = frozenset({"can", "could", "should", "would", "will", "must", "might", "may", "shall"})
+RELATIVES = frozenset({"who", "which", "whose", "whom"})
+HESITATIONS = frozenset({"um", "uh", "er", "erm", "uhm"})
+
+MID_PHRASE_WORDS = DETERMINERS | CONJUNCTIONS | PREPOSITIONS | BE | MODALS | RELATIVES | HESITATIONS
+"""The last words that keep a turn going past a turn model's "complete"."""
+
+BROKEN_OFF = ("...", "…", "-", "—", "–", ",")
+"""How a recogniser marks a phrase that stops short."""
+
+
+def ends_mid_phrase(text: str) -> bool:
+    """Whether `text`, a turn's words so far, stops where a sentence does not end."""
+    said = text.strip().lower()
+    if not said:
+        return False
+    if said.endswith(BROKEN_OFF):
+        return True
+    words = normalise_words(said)
+    return bool(words) and words[-1] in MID_PHRASE_WORDS

@@ -1,0 +1,74 @@
+"""The words a phrase does not end on, which veto a turn model's "complete" (behaviour 16.1)."""
+
+from __future__ import annotations
+
+import pytest
+from assist.core.turn_words import BROKEN_OFF, MID_PHRASE_WORDS, ends_mid_phrase
+from assist.core.words import normalise_words
+from hypothesis import given
+from hypothesis import strategies as st
+
+WORDS = st.sampled_from(["we", "agreed", "the", "plan", "Friday", "it", "me", "report", "to"])
+ENDS = st.sampled_from(["", ".", "?", "!", ". ", "?\n"])
+
+
+# Whisper tiny.en's own text for phrases of the turn sets cut at their mid-thought pause, and
+# for finished phrases (the listener's recogniser; benchmarks/README.md, issue 19).
+@pytest.mark.parametrize(
+    "text",
+    [
+        "before we sign the contract I want to.",
+        "The reason the build failed last night was",
+        "Could you ask the design team to?",
+        "If the server goes down again, we should.",
+        "The customer told us that the...",
+        "I would like to hire someone who.",
+        "Can you remind me when the-",
+        "If we decide to go ahead with...",
+        "So the main problem with the,",
+    ],
+)
+def test_a_phrase_broken_off_stops_mid_phrase(text):
+    assert ends_mid_phrase(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Did everyone get the agenda?",
+        "Okay, let's take a short break.",
+        "Our sales went up by 10%.",
+        "Come in.",
+        "Hold on.",
+        "Thank you",
+        "",
+        "   ",
+        "?!",
+    ],
+)
+def test_a_finished_phrase_does_not(text):
+    assert not ends_mid_phrase(text)
+
+
+@given(st.lists(WORDS, max_size=6), st.sampled_from(sorted(MID_PHRASE_WORDS)), ENDS, st.booleans())
+def test_a_last_word_of_the_list_stops_mid_phrase_whatever_its_case_and_stop(
+    before, last, end, upper
+):
+    text = " ".join([*before, last.upper() if upper else last]) + end
+    assert ends_mid_phrase(text)
+
+
+@given(st.lists(WORDS, max_size=6), st.sampled_from(BROKEN_OFF))
+def test_a_text_that_breaks_off_stops_mid_phrase(before, mark):
+    assert ends_mid_phrase(" ".join(before) + mark)
+
+
+@given(st.lists(WORDS, min_size=1, max_size=6), ENDS)
+def test_otherwise_the_last_word_alone_decides(words, end):
+    text = " ".join(words) + end
+    assert ends_mid_phrase(text) == (normalise_words(text)[-1] in MID_PHRASE_WORDS)
+
+
+def test_no_verb_particle_is_in_the_list():
+    """Sentences end on "come in", "hold on", "log out": particles never veto."""
+    assert not MID_PHRASE_WORDS & {"in", "on", "up", "out", "off", "down", "over", "back"}
