@@ -129,7 +129,9 @@ class TwoStageSegmenter:
         if ask != self._said_complete:
             return []
         self._said_complete = None
-        return self._track(self._segmenter.end_at_pause()) if ends else []
+        if not ends:
+            return []
+        return [*self._track(self._segmenter.end_at_pause())]
 
     def finish(self) -> list[Event]:
         """End of input: an open question gets no verdict, the held frames are judged, and
