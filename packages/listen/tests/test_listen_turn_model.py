@@ -44,19 +44,21 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tupl
     return path, spans
 
 
-def listen(tmp_path: Path, path: Path, turn: str, *more: str) -> tuple[list[dict], list[str]]:
+def listen(
+    tmp_path: Path, path: Path, turn: str, *more: str, ending: str = ""
+) -> tuple[list[dict], list[str]]:
     """The lines and warnings of `assist listen --turn TURN` on `path`, every turn model
-    plugin loaded (the fake ones too)."""
-    lines, warnings, _ = listen_with_events(tmp_path, path, turn, *more)
+    plugin loaded (the fake ones too), each recognised text ending in `ending`."""
+    lines, warnings, _ = listen_with_events(tmp_path, path, turn, *more, ending=ending)
     return lines, warnings
 
 
-def listen_with_events(tmp_path: Path, path: Path, turn: str, *more: str):
+def listen_with_events(tmp_path: Path, path: Path, turn: str, *more: str, ending: str = ""):
     """`listen`, and the NDJSON events on stdout after the session line (with `--events`)."""
-    folder = tmp_path / f"{turn}{''.join(more)}"
+    folder = tmp_path / f"{turn}{''.join(more)}{len(ending)}"
     listener = Listener(
         folder / "s",
-        listen_env(folder, ASSIST_TURNS=""),
+        listen_env(folder, ASSIST_TURNS="", FAKE_STT_ENDING=ending),
         *("--from", str(path), "--fast", "--stt", "fake", "--turn", turn, *more),
     )
     code, out, err = listener.wait()
@@ -99,6 +101,32 @@ def test_a_model_that_says_complete_at_every_pause_splits_it_losing_and_doubling
     assert warnings == []
     assert len(lines) == 3, lines
     assert_each_piece_in_exactly_one_line(lines, pieces)
+
+
+def test_complete_at_every_pause_with_words_that_stop_short_writes_the_silence_rules_lines(
+    tmp_path: Path, recording
+) -> None:
+    """Each pause's words end on "to": no verdict ends a turn, the limit does, as it would
+    with no model at all."""
+    path, _ = recording
+    complete = listen(tmp_path, path, "always-complete", ending=" to")
+    assert complete == listen(tmp_path, path, "silence", ending=" to")
+    assert len(complete[0]) == 2, complete
+
+
+def test_the_words_of_each_pause_called_complete_are_told_with_events(
+    tmp_path: Path, recording
+) -> None:
+    path, _ = recording
+    for ending, ends in (("", True), (" the", False)):
+        _, _, events = listen_with_events(
+            tmp_path, path, "always-complete", "--events", ending=ending
+        )
+        verdicts = [event["ms"] for event in events if event["event"] == "turn_verdict"]
+        words = [event for event in events if event["event"] == "turn_words"]
+        assert [event["ms"] for event in words] == verdicts
+        assert all(set(event) == {"event", "track", "ms", "ends"} for event in words)
+        assert [event["ends"] for event in words] == [ends] * len(verdicts)
 
 
 def test_a_model_that_never_says_complete_writes_the_lines_of_the_silence_rule(

@@ -1,7 +1,8 @@
 """A recogniser plugin for tests: registered through a real `assist.stt` entry point.
 
 It hears no words: each turn comes back as "heard N.N seconds", so a test can tell turns apart
-by their length. `FAKE_STT_FAIL` makes it raise on turns longer than `FAKE_STT_LONG_S`:
+by their length; `FAKE_STT_ENDING` is added to each text (a word a phrase stops short on, say,
+for the turn words). `FAKE_STT_FAIL` makes it raise on turns longer than `FAKE_STT_LONG_S`:
 `always` on every try, `once` on the first try of each such turn only. Every call is logged
 (the turn's seconds, then `ok` or `raised`) to `FAKE_STT_LOG` when set.
 """
@@ -37,7 +38,8 @@ class FakeRecogniser:
         if fail:
             self._failed.add(len(samples))
             raise RuntimeError(f"the fake recogniser refuses {seconds:.2f} s")
-        return Recognised(f"heard {seconds:.1f} seconds", 0.5)
+        ending = os.environ.get("FAKE_STT_ENDING", "")
+        return Recognised(f"heard {seconds:.1f} seconds{ending}", 0.5)
 
     def close(self) -> None:
         self._log("closed")

@@ -14,6 +14,11 @@ what the model said, and how long it took (over 150 ms it counted as incomplete)
 
     {"event":"turn_verdict","track":"room","ms":2300,"complete":true,"took_ms":64}
 
+A complete verdict ends the turn only once the words recognised up to the pause are in and
+do not stop mid-phrase (on "the", "to", "is" ...); they are told too, for the same pause:
+
+    {"event":"turn_words","track":"room","ms":2300,"ends":false}
+
 A loud onset may pause the assistant's line, and only words heard within the server's hold
 stop it (16.3), long before the turn ends and its line is written. So the speech from each loud
 onset is recognised while it goes on (`HEARD_AFTER_MS` in, twice) and its text sent, `ms` where
@@ -145,6 +150,9 @@ class Signals:
     def verdict(self, track: str, ms: int, complete: bool, took_ms: float) -> None:
         event = {"event": "turn_verdict", "track": track, "ms": ms, "complete": complete}
         self._write({**event, "took_ms": round(took_ms)})
+
+    def words(self, track: str, ms: int, ends: bool) -> None:
+        self._write({"event": "turn_words", "track": track, "ms": ms, "ends": ends})
 
     def _write(self, event: dict[str, Any]) -> None:
         line = json.dumps(event, separators=(",", ":")) + "\n"

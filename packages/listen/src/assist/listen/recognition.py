@@ -106,6 +106,11 @@ class Recognition:
             self._peeks[track] = (samples, heard)
             self._lock.notify_all()
 
+    def wait_done(self, ticket: Ticket, timeout_s: float) -> bool:
+        """Wait until `ticket` is recognised, at most `timeout_s`; whether it is."""
+        with self._lock:
+            return self._lock.wait_for(lambda: ticket.done, timeout_s)
+
     def void(self, ticket: Ticket) -> None:
         """The speaker went on: this early result will never be used."""
         with self._lock:

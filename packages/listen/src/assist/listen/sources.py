@@ -50,6 +50,8 @@ class Source:
     label: str
     clock: CaptureClock | None = None
     """When each sample was heard, for the echo canceller; None where there is no device."""
+    fast: bool = False
+    """Faster than real time: what waits for the recogniser keeps no one waiting."""
 
     def __init__(self) -> None:
         self.warnings: list[str] = []

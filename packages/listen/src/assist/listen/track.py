@@ -10,9 +10,11 @@ the frames differ, recognises the turn's own frames). When the source ends, the 
 progress is cut and committed, so nothing said is lost.
 
 With a turn model (behaviour.md 16.1) the short pause asks it, on this thread, whether the
-phrase is over; a complete verdict ends the turn there, and otherwise the early recognition
-starts at once, so a turn the silence limit then ends has its line nearly ready. The built-in
-`silence` rule keeps today's timing.
+phrase is over, and the early recognition starts at once. A complete verdict ends the turn
+there once that recognition is back and its words do not stop mid-phrase
+(`assist.core.turn_words`: "... move the launch to" goes on); otherwise the silence limit
+ends it, with its line nearly ready. The line waits for the same recognition, so the words
+cost it nothing. The built-in `silence` rule keeps today's timing.
 
 A loud onset (16.3) may have paused the assistant's line: the speech since it is handed to
 the recogniser as a peek `HEARD_AFTER_MS` in (twice), and its text is sent as `heard`, so the
@@ -27,9 +29,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import attrs
 import numpy as np
 from assist.core.turn_ends import AskTurnModel, PauseRules, TwoStageSegmenter
 from assist.core.turn_models import SILENCE, SilenceRule, TurnModel
+from assist.core.turn_words import ends_mid_phrase
 from assist.core.turns import (
     SpeechPaused,
     SpeechResumed,
@@ -51,6 +55,10 @@ all the time: in the voiced sample meeting, 27 pauses in 14 turns, 13 of them 19
 and 5 longer than 256 ms (up to 480 ms at a sentence's end). A recognition started on a pause
 that then resumes is wasted and still runs to its end, holding up the next one; from 288 ms on,
 only those 5 are, and the recogniser still has 312 ms of the 600 ms end-of-turn silence."""
+WORDS_WAIT_S = 30.0
+"""Faster than real time, how long the words of a pause called complete are waited for: the
+turn's recognition, far longer than any turn takes, so only a hung recogniser reaches it
+(and then the silence limit decides)."""
 
 
 class Track:
@@ -78,7 +86,9 @@ class Track:
         self.in_speech = False
         self.frames = 0
         self.error: BaseException | None = None
-        self._segmenter = TwoStageSegmenter(rules, pause)
+        self._segmenter = TwoStageSegmenter(
+            rules, attrs.evolve(pause or PauseRules(), await_words=True)
+        )
         self._turn_model = turn_model or SilenceRule()
         self._warn = warn
         self._model_failed = False
@@ -136,6 +146,7 @@ class Track:
             self._handle(self._segmenter.feed(probability, level))
             self.frames += 1
             self._start_early()
+            self._confirm_words()
             self._peek()
         self._pending = pending[whole:].copy()
         self.files.tick(time.monotonic())
@@ -248,6 +259,25 @@ class Track:
                 ms = ask.pause * self.rules.frame_ms
                 self._signals.verdict(self.name, ms, complete, took_ms)
             self._start_early(now=True)
+
+    def _confirm_words(self) -> None:
+        """A pause the model called complete: once its early recognition is back, end the
+        turn there unless the words stop mid-phrase. Faster than real time they are waited
+        for (the frames would otherwise run past the limit first); if they never come, the
+        limit decides."""
+        ask, early = self._segmenter.awaiting_words, self._early
+        if ask is None or early is None or early[:2] != (ask.start, ask.pause):
+            return
+        ticket = early[2]
+        if self.source.fast and not self.recognition.wait_done(ticket, WORDS_WAIT_S):
+            self._handle(self._segmenter.confirm(ask, False))
+            return
+        if not ticket.done:
+            return
+        ends = not ends_mid_phrase(ticket.text)
+        if self._signals is not None:
+            self._signals.words(self.name, ask.pause * self.rules.frame_ms, ends)
+        self._handle(self._segmenter.confirm(ask, ends))
 
     def _submit(self, start: int, end: int) -> Ticket:
         samples = self.files.read(start * FRAME_SAMPLES, end * FRAME_SAMPLES)
