@@ -103,17 +103,19 @@ def test_verdicts_are_placed_at_the_pause_the_end_or_the_speech_and_a_slow_one_i
         ToldVerdict(6.2, True, 40),  # between words of the last piece
         ToldVerdict(7.0, True, ANSWER_WITHIN_MS + 1),  # the end, answered too late
         ToldVerdict(2.0, True, 80),  # the end of the finished phrase
+        ToldVerdict(5.05, True, 30, words_end=False),  # the pause again, held by its words
     ]
     scored = score_turns([FINISHED, HESITANT], [], verdicts)
     assert [(j.place, j.kind) for j in scored.outcomes[0].verdicts] == [("end", "complete")]
     assert [(j.place, j.kind, j.complete) for j in scored.outcomes[1].verdicts] == [
         ("pause", "incomplete", False),
+        ("pause", "held", True),
         ("speech", "complete", True),
         ("end", "late", True),  # what the model said, though too late to count
     ]
     score = scored.score
-    assert (score.verdicts, score.late, score.complete_in_time) == (4, 1, 2)
-    assert score.took_ms_median == statistics.median([60, 40, ANSWER_WITHIN_MS + 1, 80])
+    assert (score.verdicts, score.late, score.complete_in_time, score.held) == (5, 1, 2, 1)
+    assert score.took_ms_median == statistics.median([60, 40, ANSWER_WITHIN_MS + 1, 80, 30])
 
 
 def test_nothing_heard_gives_every_phrase_missed_and_no_latency() -> None:
@@ -219,7 +221,7 @@ def test_a_verdict_too_slow_is_late_whatever_the_model_said(
     told = data.draw(
         st.lists(
             st.builds(ToldVerdict, st.floats(phrases[0].start_s, end), st.booleans(),
-                      st.floats(0, 3 * ANSWER_WITHIN_MS)),
+                      st.floats(0, 3 * ANSWER_WITHIN_MS), st.sampled_from([None, True, False])),
             max_size=10,
         )
     )  # fmt: skip
@@ -227,9 +229,9 @@ def test_a_verdict_too_slow_is_late_whatever_the_model_said(
     judged = [j for o in scored.outcomes for j in o.verdicts]
     assert len(judged) == len(told) == scored.score.verdicts
     assert scored.score.late == sum(v.took_ms > ANSWER_WITHIN_MS for v in told)
-    assert scored.score.complete_in_time == sum(
-        v.complete and v.took_ms <= ANSWER_WITHIN_MS for v in told
-    )
+    in_time = [v for v in told if v.complete and v.took_ms <= ANSWER_WITHIN_MS]
+    assert scored.score.complete_in_time == sum(v.words_end is not False for v in in_time)
+    assert scored.score.held == sum(v.words_end is False for v in in_time)
     for phrase, outcome in zip(phrases, scored.outcomes, strict=True):
         for verdict in outcome.verdicts:
             assert phrase.start_s - EDGE_S <= verdict.at_s

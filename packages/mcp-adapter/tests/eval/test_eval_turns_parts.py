@@ -46,6 +46,7 @@ VERDICTS = (
     ToldVerdict(2.0, True, 70),
     ToldVerdict(5.5, True, 90),
     ToldVerdict(7.5, False, 400),
+    ToldVerdict(4.6, True, 60, words_end=False),  # a pause between words, held by them
 )
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -75,14 +76,14 @@ def test_the_timeline_is_svg_with_the_three_tracks_the_pause_and_each_verdicts_t
         assert track in texts
     assert "0.8" in texts, "the labelled pause's length"
     assert "cut off" in texts, "the hesitant phrase written as two lines"
-    assert {"70", "90", "400"} <= set(texts), "each verdict's time taken"
+    assert {"70", "90", "400", "60"} <= set(texts), "each verdict's time taken"
     titles = [element.text or "" for element in root.iter(f"{SVG}title")]
     assert "late, counted incomplete in 400 ms at 7.50 s (it said incomplete)" in titles
     assert sum(title.startswith("the turn ended at") for title in titles) == 3
 
 
 @pytest.mark.parametrize(
-    "mark", ["finished", "hesitant", "pause", "complete", "late", "line", "cut"]
+    "mark", ["finished", "hesitant", "pause", "complete", "late", "held", "line", "cut"]
 )
 def test_every_kind_of_mark_shows_in_its_colour(mark: str) -> None:
     assert share_of(rendered(turn_timeline_svg(RECORDING, made_up())), COLOURS[mark]) > 0.0002
@@ -108,7 +109,7 @@ def test_a_row_gives_cut_offs_with_their_share_and_the_latencies() -> None:
     assert row["False cut-offs"] == "1 / 1 (100%)"
     assert row["Split finished"] == "0 / 1"
     assert row["End → line p50"] == "0.70 s"
-    assert row["Verdicts (late)"] == "3 (1)"
+    assert row["Verdicts (late, held)"] == "4 (1, 1)"
 
 
 def test_the_json_gives_the_figures_and_per_phrase_its_lines_cuts_and_verdicts() -> None:
@@ -118,7 +119,8 @@ def test_the_json_gives_the_figures_and_per_phrase_its_lines_cuts_and_verdicts()
     finished, hesitant = result_view(made_up())["phrases"]
     assert len(finished["lines"]) == 1 and finished["cut_at_pauses"] == []
     assert len(hesitant["lines"]) == 2 and hesitant["cut_at_pauses"] == [0]
-    assert [v["place"] for v in hesitant["verdicts"]] == ["pause", "end"]
+    assert [v["place"] for v in hesitant["verdicts"]] == ["speech", "pause", "end"]
+    assert [v["kind"] for v in hesitant["verdicts"]] == ["held", "complete", "late"]
 
 
 def test_configs_are_read_in_order_once_each_and_a_bad_one_says_how_to_write_it() -> None:

@@ -17,8 +17,10 @@ module says what that comes to:
   is the median). Every phrase ends finished (a
   hesitant one too, after its last piece), so all count.
 - **Verdicts** belong to the last phrase that had begun when its pause began; each is
-  `complete` or `incomplete` as the model said it, or `late` when it took longer than the
-  listener waits (`ANSWER_WITHIN_MS`: it then counted as incomplete), and is placed at a
+  `complete` or `incomplete` as the model said it, `late` when it took longer than the
+  listener waits (`ANSWER_WITHIN_MS`: it then counted as incomplete), or `held` when it said
+  complete in time but the words heard up to the pause stop mid-phrase (the listener told them,
+  `assist.core.turn_words`: the limit decided), and is placed at a
   labelled pause, at the phrase's end, or in its `speech` (a pause between words).
 - A line of a phrase that ends within one of its labelled pauses marks that pause as where
   the turn was cut.
@@ -41,7 +43,7 @@ EDGE_S = 0.25
 pause that ends a turn begins a frame or two from the last sound, and a turn starts 200 ms of
 pre-roll before its confirmed onset."""
 
-Kind = Literal["complete", "incomplete", "late"]
+Kind = Literal["complete", "incomplete", "late", "held"]
 Place = Literal["pause", "end", "speech"]
 
 
@@ -81,11 +83,13 @@ class HeardLine:
 @attrs.frozen
 class ToldVerdict:
     """A turn model's verdict as the listener told it: where the pause began, what the
-    model said, how long it took."""
+    model said, how long it took, and whether the words up to the pause end a phrase (None
+    when none were told)."""
 
     at_s: float
     complete: bool
     took_ms: float
+    words_end: bool | None = None
 
 
 @attrs.frozen
@@ -129,6 +133,7 @@ class TurnScore:
     verdicts: int
     late: int
     complete_in_time: int
+    held: int
     took_ms: tuple[float, ...]
 
     @property
@@ -210,6 +215,7 @@ def score_turns(
         verdicts=len(told),
         late=sum(kind_of(verdict) == "late" for verdict in told),
         complete_in_time=sum(kind_of(verdict) == "complete" for verdict in told),
+        held=sum(kind_of(verdict) == "held" for verdict in told),
         took_ms=tuple(verdict.took_ms for verdict in told),
     )
     stray = tuple(number for number, found in enumerate(owner) if found is None)
@@ -243,10 +249,13 @@ def judge(phrase: Phrase, verdict: ToldVerdict) -> Judged:
 
 
 def kind_of(verdict: ToldVerdict) -> Kind:
-    """Late over the listener's wait (it counted as incomplete), else what the model said."""
+    """Late over the listener's wait (it counted as incomplete), held by words that stop
+    mid-phrase, else what the model said."""
     if verdict.took_ms > ANSWER_WITHIN_MS:
         return "late"
-    return "complete" if verdict.complete else "incomplete"
+    if not verdict.complete:
+        return "incomplete"
+    return "held" if verdict.words_end is False else "complete"
 
 
 def in_pause(pause: Pause, moment_s: float) -> bool:

@@ -46,6 +46,7 @@ COLOURS = {
     "complete": "#2e9e44",
     "incomplete": "#8c8c8c",
     "late": "#e67e22",
+    "held": "#2b6cb0",
     "line": "#6b9bd1",
     "cut": "#d62728",
     "end": "#111111",
@@ -56,6 +57,7 @@ VERDICT_WORDS: dict[Kind, str] = {
     "complete": "complete",
     "incomplete": "incomplete",
     "late": "late, counted incomplete",
+    "held": "complete, held: the words stop mid-phrase",
 }
 
 
@@ -206,6 +208,7 @@ def _legend(left: float, y: float) -> list[str]:
         ("complete", COLOURS["complete"]),
         ("incomplete", COLOURS["incomplete"]),
         ("late", COLOURS["late"]),
+        ("held by its words", COLOURS["held"]),
         ("line", COLOURS["line"]),
         ("line of a cut phrase", COLOURS["cut"]),
     ]

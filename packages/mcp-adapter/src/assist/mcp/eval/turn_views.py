@@ -22,7 +22,7 @@ HEADINGS: tuple[str, ...] = (
     "Missed",
     "End → line p50",
     "p95",
-    "Verdicts (late)",
+    "Verdicts (late, held)",
 )
 GOALS = (
     "goals (16.1): false cut-offs ≤ 5 %, end of phrase → line p50 ≤ 0.5 s on an idle 2-core machine"
@@ -36,7 +36,7 @@ def cells(result: ConfigResult) -> list[str]:
     cut = f"{score.false_cut_offs} / {score.hesitant}"
     if share is not None:
         cut += f" ({share:.0%})"
-    verdicts = "–" if not score.verdicts else f"{score.verdicts} ({score.late})"
+    verdicts = "–" if not score.verdicts else f"{score.verdicts} ({score.late}, {score.held})"
     return [
         result.config.turn,
         f"{result.config.limit_ms} ms",
@@ -78,6 +78,7 @@ def score_view(score: TurnScore) -> dict[str, Any]:
         "verdicts": score.verdicts,
         "verdicts_late": score.late,
         "verdicts_complete_in_time": score.complete_in_time,
+        "verdicts_held_by_words": score.held,
         "verdict_took_ms_median": _rounded(score.took_ms_median),
     }
 

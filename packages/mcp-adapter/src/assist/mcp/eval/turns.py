@@ -344,10 +344,19 @@ def _read_verdicts(stdout: IO[bytes], verdicts: list[ToldVerdict]) -> None:
             event = json.loads(raw)
         except ValueError:
             continue
-        if isinstance(event, dict) and event.get("event") == "turn_verdict":
+        if not isinstance(event, dict):
+            continue
+        if event.get("event") == "turn_verdict":
             verdicts.append(
                 ToldVerdict(event["ms"] / 1000, bool(event["complete"]), float(event["took_ms"]))
             )
+        elif event.get("event") == "turn_words" and _words_of_last(verdicts, event):
+            verdicts[-1] = attrs.evolve(verdicts[-1], words_end=bool(event["ends"]))
+
+
+def _words_of_last(verdicts: list[ToldVerdict], event: dict[str, Any]) -> bool:
+    """Whether `turn_words` are for the pause the last verdict was told for."""
+    return bool(verdicts) and verdicts[-1].at_s == event["ms"] / 1000
 
 
 class _Watcher:
