@@ -114,6 +114,19 @@ def test_complete_at_every_pause_with_words_that_stop_short_writes_the_silence_r
     assert len(complete[0]) == 2, complete
 
 
+def test_whispers_words_keep_a_phrase_cut_short_going_though_the_model_says_complete(
+    tmp_path: Path, recording
+) -> None:
+    """The real recogniser hears "... move the launch to." at the mid-thought pause: held
+    there, the phrase stays one line, while the phrase ends still end at the short pause."""
+    path, pieces = recording
+    lines, warnings = listen(tmp_path, path, "always-complete", "--stt", "whisper")
+    assert warnings == []
+    assert len(lines) == 2, lines
+    assert lines[0]["text"].lower().startswith("i was thinking"), lines
+    assert_each_piece_in_exactly_one_line(lines, pieces)
+
+
 def test_the_words_of_each_pause_called_complete_are_told_with_events(
     tmp_path: Path, recording
 ) -> None:
