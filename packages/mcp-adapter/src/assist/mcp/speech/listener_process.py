@@ -10,7 +10,10 @@ read by a second thread that passes every line on to the server's stderr and kee
 ones, which are the listener's reason when it fails (no microphone, no recogniser).
 
 On a microphone it is given this server's echo reference socket (`echo_socket`), so it
-cancels the voice helper's playing from what it hears before the barge-in gate.
+cancels the voice helper's playing from what it hears before the barge-in gate. It is always
+told the turn model (`listen.turn`, `auto` when unset, behaviour 16.1): left to itself, a
+listener with no reference (one fed a file, as the demo's and the tests' rooms are) takes
+`auto` as a meeting recorder's, the silence rule.
 
 It is captured once its session line has come and the session's native WAV exists (the
 recorder writes it from the first block captured). It ends cleanly on `stop`: a `STOP` file in
@@ -44,6 +47,7 @@ from typing import IO, Any
 from assist.app.audio import LISTEN_FROM_VARIABLE
 from assist.app.logs import log
 from assist.core import environment
+from assist.core.turn_models import AUTO
 from assist.mcp.speech.echo_socket import echo_socket
 from assist.mcp.speech.helper_process import (
     describe_exit,
@@ -99,11 +103,12 @@ class ListenerProcess:
         end_silence_ms: int,
         on_event: EventSink,
         environ: Mapping[str, str] | None = None,
+        turn: str | None = None,
     ) -> None:
         environ = os.environ if environ is None else environ
         source = environ.get(FROM_VARIABLE)
         arguments = ["--into", str(root), "--name", SESSION_NAME, "--quiet", "--events"]
-        arguments += ["--end-silence-ms", str(end_silence_ms)]
+        arguments += ["--end-silence-ms", str(end_silence_ms), "--turn", turn or AUTO]
         stdin: Any = subprocess.DEVNULL
         if not source:  # a microphone: what the voice plays comes back through it (14.2)
             arguments += ["--echo-reference", str(echo_socket())]
