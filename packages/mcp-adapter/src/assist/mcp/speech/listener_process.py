@@ -73,6 +73,8 @@ HANG_S = 10.0
 10 s is no longer live either, 1.6)."""
 REASON_LINES = 6
 """Last lines of the listener's stderr kept as its reason."""
+REASON_WITHIN_S = 1.0
+"""Once the listener has exited, its stderr is read to its end within this."""
 LOOK_S = 0.05
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -140,9 +142,10 @@ class ListenerProcess:
         threading.Thread(
             target=self._read_stdout, args=(self._process.stdout,), daemon=True
         ).start()
-        threading.Thread(
+        self._errors = threading.Thread(
             target=self._read_stderr, args=(self._process.stderr,), daemon=True
-        ).start()
+        )
+        self._errors.start()
 
     @property
     def pid(self) -> int:
@@ -232,9 +235,12 @@ class ListenerProcess:
         return has_exited(self._process)
 
     def _exited(self) -> None:
-        """Reap a listener that exited, so its status is known (it is then killed: no-op)."""
+        """Reap a listener that exited, so its status is known (it is then killed: no-op),
+        and let its last words on stderr be read: on a busy machine the reader thread can be
+        behind the exit, and the reason would go without them."""
         self._wait_exit(1.0)
         self.kill()
+        self._errors.join(timeout=REASON_WITHIN_S)
 
     def _read_stdout(self, stdout: IO[bytes]) -> None:
         try:
