@@ -10,7 +10,13 @@ from typing import Any
 from assist.mcp.demo.agent import Remark
 from assist.mcp.demo.live import LiveOutput, summary_table
 from assist.mcp.demo.policy import Decision
-from assist.mcp.demo.summary import read_log, remarks_from_log, seconds_after, through_the_air
+from assist.mcp.demo.summary import (
+    read_log,
+    remarks_from_log,
+    seconds_after,
+    session_turn,
+    through_the_air,
+)
 from rich.console import Console
 
 START = 1_000_000.0
@@ -72,6 +78,30 @@ def test_the_word_error_rate_row_counts_errors_in_the_words_spoken_not_words_hea
     table = rendered(summary(**air))
     assert "Word error rate 25.0 % (1 word error in 4 words spoken)" in table
     assert "5 of 4" not in table
+
+
+def test_the_end_of_speech_row_says_what_ended_the_turns_as_session_json_tells(
+    tmp_path: Path,
+) -> None:
+    turn = {"model": "silence", "pause_ms": 200, "end_silence_ms": 600}
+    (tmp_path / "session.json").write_text(json.dumps({"id": "x", "turn": turn}))
+    assert session_turn(tmp_path) == turn
+    air = through_the_air([line(0, "The release is out."), heard(0, "The release is out.")])
+    table = rendered(summary(**air, turn=turn))
+    row = "End of speech to line written median 1.0 s, p95 1.0 s; turns ended by the silence rule"
+    assert f"{row} (600 ms)" in table
+    smart = {**turn, "model": "smart-turn"}
+    assert "; turns ended by smart-turn (short pause 200 ms, limit 600 ms)" in rendered(
+        summary(**air, turn=smart)
+    )
+
+
+def test_a_session_without_session_json_has_no_turn_and_the_row_says_so(tmp_path: Path) -> None:
+    assert session_turn(tmp_path) is None
+    (tmp_path / "session.json").write_text("{not json")
+    assert session_turn(tmp_path) is None
+    air = through_the_air([line(0, "The release is out."), heard(0, "The release is out.")])
+    assert "; the turn model is unknown (no session.json)" in rendered(summary(**air))
 
 
 def test_the_audio_files_row_names_the_folder_they_are_in() -> None:

@@ -11,6 +11,7 @@ and answers `stop` at once), so a line can be talked over. The fault tests use a
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections.abc import AsyncIterator
@@ -19,6 +20,8 @@ from typing import Any
 
 import anyio
 import pytest
+from assist.app.turn_models import installed_turn_models
+from assist.core.turn_models import choose_turn_model
 from conversation_room import Phrases, Room
 from mcp.client.session import ClientSession
 from mcp_harness import (
@@ -133,6 +136,9 @@ async def test_a_conversation_greets_hands_back_each_phrase_at_once_and_stops_it
         assert (folder / "session.json").exists() and (folder / "audio" / "room.wav").exists()
         assert not (folder / "audio" / "room.native.wav").exists()
         assert not (folder / "STOP").exists() or (folder / "session.json").exists()
+        # Fed a file, with no echo reference, it still ended turns with the best model (16.1).
+        best = choose_turn_model(None, installed_turn_models(os.environ).available())
+        assert json.loads((folder / "session.json").read_text())["turn"]["model"] == best
         after = refusal_of(await server.call_tool("wait_for_transcript", {"timeout_s": 1}))
         assert "watch_meeting" in after
     names = [event["event"] for event in events(folder)]

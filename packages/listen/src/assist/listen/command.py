@@ -196,7 +196,8 @@ def turn_choice(configured: str | None, plan: _Plan) -> str | None:
     up to who watches: nobody may, a second watcher's voice is never cancelled, and another
     assistant's never reaches it. A voice come back uncancelled is ended by a turn model at
     every sentence, and a sentence of one or two words is too short for the echo test (6.2):
-    there auto is the silence rule, and a model only when named."""
+    there auto is the silence rule, and a model only when named (`--turn auto` names the best
+    installed: a conversation's server always passes `--turn`, with or without a reference)."""
     from assist.core.turn_models import SILENCE
 
     if configured is None and plan.echo_reference is None:

@@ -76,7 +76,13 @@ def listener(machine: Machine, environ: Mapping[str, str]) -> tuple[bool, str]:
     rules = machine.settings.conversation
     with tempfile.TemporaryDirectory(prefix="assist-talk-") as root:
         try:
-            process = ListenerProcess(Path(root), rules.end_silence_ms, lambda _e: None, environ)
+            process = ListenerProcess(
+                Path(root),
+                rules.end_silence_ms,
+                lambda _e: None,
+                environ,
+                machine.settings.listen.turn,
+            )
         except ListenerError as error:
             return False, f"listener: {error}"
         try:

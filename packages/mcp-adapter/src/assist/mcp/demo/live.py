@@ -19,7 +19,7 @@ from typing import Any
 
 from assist.mcp.demo.agent import Batch, Remark
 from assist.mcp.demo.policy import Decision
-from assist.mcp.demo.summary import read_log, remarks_from_log, seconds_after
+from assist.mcp.demo.summary import describe_turn, read_log, remarks_from_log, seconds_after
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -201,12 +201,13 @@ def summary_table(summary: dict[str, Any]) -> Table:
             f"in {summary['words_spoken']} words spoken)",
         )
         delay = summary["end_of_speech_to_line_s"]
-        table.add_row(
-            "End of speech to line written",
+        figure = (
             "n/a"
             if delay["median"] is None
-            else f"median {delay['median']:.1f} s, p95 {delay['p95']:.1f} s",
+            else f"median {delay['median']:.1f} s, p95 {delay['p95']:.1f} s"
         )
+        turn = describe_turn(summary.get("turn"))
+        table.add_row("End of speech to line written", f"{figure}; {turn}")
         table.add_row("Echoes heard through the air, left out", echoes)
     else:
         table.add_row("Echoes left out of echoes fed", echoes)

@@ -21,19 +21,23 @@ Times are wall-clock seconds, measured, never scaled by `--speed`:
 Through the air (`assist.mcp.demo.rooms.air`) a `line` is the moment its speech ended in the
 room, not when a recorder wrote it, so both figures above run from the end of speech and include the
 listener's time; `through_the_air` adds the listener's own figures: words recognised against
-words spoken (WER), end of speech to line written, the assistant's lines heard back.
+words spoken (WER), end of speech to line written, the assistant's lines heard back, and
+`turn` what ended the turns (the session's `session.json`: a meeting's recorder uses the
+silence rule unless `listen.turn` names a model, behaviour 16.1).
 """
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
 
 from assist.core.echo import is_echo
-from assist.core.files import LOG_FILE, REPLY_WAV
+from assist.core.files import LOG_FILE, REPLY_WAV, SESSION_FILE
 from assist.core.meeting_log import LogEvent, read_events
 from assist.core.scoring import Limits, Utterance, limits_held
+from assist.core.turn_models import SILENCE
 from assist.core.words import normalise_words, word_error_rate, word_errors
 from assist.mcp.demo.agent import AgentRecord
 from assist.mcp.demo.policy import spoken_text
@@ -158,6 +162,7 @@ def build_summary(
         "remarks": [_remark_view(remark, echoes, record) for remark in remarks],
         "notice": _notice_view(log, echoes),
         **through_the_air(replay_events),
+        "turn": session_turn(session_dir) if session_dir is not None else None,
     }
     if record is not None:
         seen = echoes_seen(record, echoes)
@@ -168,6 +173,28 @@ def build_summary(
         summary["agent_batches"] = len(record.batches)
         summary["agent_refusals"] = list(record.refusals)
     return summary
+
+
+def session_turn(session_dir: Path) -> dict[str, Any] | None:
+    """How the session's turns were ended (`session.json`'s `turn`: model, short pause,
+    limit), or None when the listener wrote none (a replayed transcript)."""
+    try:
+        turn = json.loads((session_dir / SESSION_FILE).read_text(encoding="utf-8")).get("turn")
+    except (OSError, ValueError, AttributeError):
+        return None
+    return turn if isinstance(turn, dict) else None
+
+
+def describe_turn(turn: dict[str, Any] | None) -> str:
+    """What ended the turns, in words, for the demos' summaries."""
+    if turn is None:
+        return "the turn model is unknown (no session.json)"
+    if turn.get("model") == SILENCE:
+        return f"turns ended by the silence rule ({turn.get('end_silence_ms')} ms)"
+    return (
+        f"turns ended by {turn.get('model')} "
+        f"(short pause {turn.get('pause_ms')} ms, limit {turn.get('end_silence_ms')} ms)"
+    )
 
 
 def echoes_seen(record: AgentRecord, echoes: list[dict[str, Any]]) -> int:

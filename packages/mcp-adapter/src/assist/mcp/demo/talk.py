@@ -6,7 +6,9 @@ the software room (`talk_room`), the user's lines are Piper speech, and the voic
 each line at real time into the room (`ASSIST_PLAY_INTO`), so a line can be talked over and its
 echo is what actually played. The story moves on events (the greeting heard, the question
 heard, the answer playing, each wait's lines), never on fixed sleeps alone; a step that does
-not happen fails the run naming it (`TalkFailed`).
+not happen fails the run naming it (`TalkFailed`). As it goes it notes, for each of the user's
+phrases, the latency they feel (`talk_latency`: end of the phrase to its line, and to the
+reply's first sound), and at the end which turn model ended their turns.
 """
 
 from __future__ import annotations
@@ -24,13 +26,17 @@ import anyio
 import attrs
 import mcp_types as types
 from assist.core.environment import CONFIG, HOME, LISTEN_FROM, PLAY_INTO
-from assist.mcp.demo import talk_policy, talk_story
+from assist.core.files import RAW_FILE
+from assist.core.lines import LineError, parse_raw_line
+from assist.mcp.demo import talk_latency, talk_policy, talk_story
+from assist.mcp.demo.summary import read_log, remarks_from_log
 
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 if TYPE_CHECKING:
     import numpy as np
+    from assist.mcp.demo.rooms.live import Playing
     from assist.mcp.demo.talk_room import TalkRoom
 
 FILLER_BOUNDS_S = (6.0, 9.0)
@@ -43,6 +49,10 @@ SILENT_CONFIRM_TIMEOUT_S = 5
 `confirm` reads any other `timeout_s` as its 90 s default (the first silent run waited 94 s)."""
 WORK_WITHIN_S = 60.0
 """The simulated work goes on, past `talk_policy.WORK_S`, until a filler has been said."""
+FOLLOW_S = 0.02
+"""How often `raw.jsonl` is read for new lines: the line figures are this precise."""
+SESSION_WITHIN_S = 10.0
+"""The listener writes `session.json` (its turn model) within this of `stop_watching`."""
 
 Progress = Callable[[dict[str, Any]], None]
 
@@ -67,6 +77,63 @@ class TalkPlan:
         if self.answer not in talk_story.ANSWERS:
             known = ", ".join(talk_story.ANSWERS)
             raise ValueError(f"the user's answer {self.answer!r} is not one of {known}")
+
+
+class Felt:
+    """The user's phrases as they played and the lines as they reached `raw.jsonl`; notes
+    each phrase's figures once they are all in."""
+
+    def __init__(self, room: TalkRoom, story: Story) -> None:
+        self.phrases: list[talk_latency.Phrase] = []
+        self.arrivals: list[talk_latency.Arrival] = []
+        self.folder: Path | None = None
+        self._room = room
+        self._story = story
+        self._noted = 0
+
+    def said(self, step: str, text: str, playing: Playing, replied: bool = False) -> None:
+        end = self._room.wall_time(playing.end_s)
+        self.phrases.append(
+            talk_latency.Phrase(step, text, playing.start_s, playing.end_s, end, replied)
+        )
+
+    async def follow(self, folder: Path) -> None:
+        """Stamp each line of the session's `raw.jsonl` as it arrives, until cancelled."""
+        self.folder = folder
+        offset = 0
+        while True:
+            try:
+                with open(folder / RAW_FILE, "rb") as raw:
+                    raw.seek(offset)
+                    data = raw.read()
+            except FileNotFoundError:
+                data = b""
+            now = time.time()
+            whole = data[: data.rfind(b"\n") + 1]
+            offset += len(whole)
+            for row in whole.decode("utf-8", errors="replace").splitlines():
+                try:
+                    line = parse_raw_line(row)
+                except LineError:
+                    continue  # not a line of speech: no figure to take from it
+                start, end = line.start_ms / 1000, line.end_ms / 1000
+                self.arrivals.append(talk_latency.Arrival(start, end, line.text, now))
+            await anyio.sleep(FOLLOW_S)
+
+    def figures(self) -> list[dict[str, Any]]:
+        remarks = remarks_from_log(read_log(self.folder)) if self.folder else []
+        return talk_latency.felt(self.phrases, self.arrivals, remarks)
+
+    def note(self, final: bool = False) -> None:
+        """Note the phrases, in order, whose figures are in (all of them when `final`)."""
+        for figure in self.figures()[self._noted :]:
+            done = figure["line_s"] is not None and (
+                not figure["replied"] or figure["reply_s"] is not None
+            )
+            if not (done or final):
+                return
+            self._story.note("felt", **figure)
+            self._noted += 1
 
 
 class Story:
@@ -108,6 +175,7 @@ async def run_talk(plan: TalkPlan, progress: Progress) -> dict[str, Any]:
     command = [sys.executable, "-m", "assist.mcp.commands.cli", "mcp"]
     server = StdioServerParameters(command=command[0], args=command[1:], env=env)
     story = Story(progress)
+    felt = Felt(room, story)
     result: dict[str, Any] = {"variant": plan.answer}
     try:
         with open(plan.workdir / "server.log", "w") as errlog:
@@ -116,7 +184,7 @@ async def run_talk(plan: TalkPlan, progress: Progress) -> dict[str, Any]:
                 ClientSession(read, write) as session,
             ):
                 await session.initialize()
-                await _tell(_Tools(session), room, said, plan, story, result, sessions)
+                await _tell(_Tools(session), room, said, plan, story, result, sessions, felt)
     except BaseExceptionGroup as group:  # the client's task groups wrap a failed step
         failed, _ = group.split(TalkFailed)
         if failed is None:
@@ -124,6 +192,10 @@ async def run_talk(plan: TalkPlan, progress: Progress) -> dict[str, Any]:
         raise _first(failed) from group
     finally:
         room.close()
+    figures = felt.figures()
+    result["felt"] = figures
+    result["felt_p50"] = {key: talk_latency.p50(figures, key) for key in ("line_s", "reply_s")}
+    result["turn"] = await _turn(felt.folder)
     result["steps"] = story.steps
     result["run_s"] = round(time.monotonic() - story.started, 1)
     return result
@@ -166,6 +238,7 @@ async def _tell(
     story: Story,
     result: dict[str, Any],
     sessions: Path,
+    felt: Felt,
 ) -> None:
     asked = time.monotonic()
     begun = await call("start_conversation", {})
@@ -173,41 +246,62 @@ async def _tell(
         raise TalkFailed("greeting", "the greeting never came out of the speaker")
     story.note("greeting", text=begun.get("greeting_spoken"))
     folder = sessions / begun["conversation"]
+    async with anyio.create_task_group() as group:
+        group.start_soon(felt.follow, folder)
+        await _converse(call, room, said, plan, story, result, folder, felt)
+        group.cancel_scope.cancel()
+    felt.note(final=True)
 
-    await room.say_in_turn(said[talk_story.REQUEST])
+
+async def _converse(
+    call: _Tools,
+    room: TalkRoom,
+    said: dict[str, np.ndarray],
+    plan: TalkPlan,
+    story: Story,
+    result: dict[str, Any],
+    folder: Path,
+    felt: Felt,
+) -> None:
+    playing = await room.say_in_turn(said[talk_story.REQUEST])
+    felt.said("request", talk_story.REQUEST, playing, replied=True)
     story.note("request said", text=talk_story.REQUEST)
     turn, heard = await call.turn("request heard", ("request",))
     story.note("request heard", lines=heard)
     await call("speak", {"text": turn.ack})
     story.note("ack", text=turn.ack)
+    felt.note()
 
     answer_line = talk_story.ANSWERS[plan.answer]
     timeout_s = CONFIRM_TIMEOUT_S if answer_line else SILENT_CONFIRM_TIMEOUT_S
     async with anyio.create_task_group() as group:
         if answer_line is not None:
             question, samples = turn.question, said[answer_line]
-            group.start_soon(_answer, room, folder, question, samples, story, answer_line)
+            group.start_soon(_answer, room, folder, question, samples, story, felt, answer_line)
         story.note("question", text=turn.question)
         confirmed = await call("confirm", {"question": turn.question, "timeout_s": timeout_s})
         group.cancel_scope.cancel()
     handed_over = time.time()
     result["confirm"] = {"question": turn.question, "answer": confirmed["answer"]}
     story.note("confirm", answer=confirmed["answer"], heard=confirmed.get("heard"))
+    felt.note()
 
     if confirmed["answer"] == "yes":
-        await _work(call, room, said, story, result, folder, handed_over)
+        await _work(call, room, said, story, result, folder, handed_over, felt)
     else:
         await call("speak", {"text": talk_policy.DECLINED})
         story.note("declined", text=talk_policy.DECLINED)
         result["fillers"] = []
         result["answer_spoken"] = None
 
-    await room.say_in_turn(said[talk_story.GOODBYE])
+    playing = await room.say_in_turn(said[talk_story.GOODBYE])
+    felt.said("goodbye", talk_story.GOODBYE, playing)
     story.note("goodbye said", text=talk_story.GOODBYE)
     _, heard = await call.turn("goodbye heard", ("goodbye",))
     story.note("goodbye heard", lines=heard)
+    felt.note()
     stopped = await call("stop_watching", {})
-    result["ended"] = stopped.get("stopped_watching") == begun["conversation"]
+    result["ended"] = stopped.get("stopped_watching") == folder.name
     if not result["ended"]:
         raise TalkFailed("ended", f"stop_watching did not end the conversation ({stopped})")
     story.note("ended", spoken=stopped.get("spoken"))
@@ -219,12 +313,13 @@ async def _answer(
     question: str,
     samples: np.ndarray,
     story: Story,
+    felt: Felt,
     text: str,
 ) -> None:
     """The user answers once the question has been said (its `spoke` event) and the room is
     quiet again; if it never is, confirm returns on its own and the run fails on its answer."""
     if await _logged(folder, "spoke", question):
-        await room.say_in_turn(samples)
+        felt.said("answer", text, await room.say_in_turn(samples))
         story.note("user answers", text=text)
 
 
@@ -236,6 +331,7 @@ async def _work(
     result: dict[str, Any],
     folder: Path,
     handed_over: float,
+    felt: Felt,
 ) -> None:
     """The simulated work, the fillers that cover it, and the long answer talked over."""
     await anyio.sleep(talk_policy.WORK_S)
@@ -253,7 +349,7 @@ async def _work(
         logged = await _logged(folder, "speaking", talk_policy.ANSWER)
         if logged and await room.assistant_speaks(time.monotonic() - 0.1, within_s=30):
             await anyio.sleep(talk_story.BARGE_IN_AFTER_S)
-            room.play(said[talk_story.BARGE_IN])
+            felt.said("interruption", talk_story.BARGE_IN, room.play(said[talk_story.BARGE_IN]))
             story.note("user interrupts", text=talk_story.BARGE_IN)
 
     async with anyio.create_task_group() as group:
@@ -271,6 +367,18 @@ async def _work(
     story.note("answer ended", **answer)
     if not answer["cut_off"]:
         raise TalkFailed("barge-in", f"the answer played to its end ({spoke})")
+
+
+async def _turn(folder: Path | None) -> dict[str, Any] | None:
+    """What ended the user's turns: the listener's `session.json` `turn`, written as it ends."""
+    deadline = time.monotonic() + SESSION_WITHIN_S
+    while folder is not None and time.monotonic() < deadline:
+        try:
+            turn: dict[str, Any] = json.loads((folder / "session.json").read_text())["turn"]
+            return turn
+        except (OSError, ValueError, KeyError):
+            await anyio.sleep(0.1)
+    return None
 
 
 def _first(group: BaseExceptionGroup[TalkFailed]) -> TalkFailed:

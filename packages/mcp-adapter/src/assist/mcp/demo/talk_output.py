@@ -2,7 +2,9 @@
 
 Both read the steps `talk.run_talk` notes, so the progress and the summary say the same thing.
 Fillers are shown with their delay after the turn was handed over, against the [6, 9] s of
-behaviour 13; a cut answer with what was said of it.
+behaviour 13; a cut answer with what was said of it; each of the user's phrases with the
+latency they feel (`talk_latency`), and, last, its median over the run beside behaviour 16.2's
+goal, with the turn model that ended the user's turns.
 """
 
 from __future__ import annotations
@@ -10,15 +12,26 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from assist.mcp.demo.summary import describe_turn
 from assist.mcp.demo.talk import FILLER_BOUNDS_S
+from assist.mcp.demo.talk_latency import GOAL_S
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+NO_REPLY = {
+    "answer": "the agent works, its fillers cover it",
+    "interruption": "the answer stops",
+    "goodbye": "the conversation ends",
+}
+"""Why a phrase gets no spoken reply at once, by its step."""
 
 
 def describe(step: dict[str, Any]) -> str:
     """One step in words."""
     name = str(step["step"])
+    if name == "felt":
+        return felt(step)
     if name == "answer":
         return "answer: the agent starts its long answer"
     if "text" in step:
@@ -48,6 +61,36 @@ def describe(step: dict[str, Any]) -> str:
     return name
 
 
+def felt(figure: dict[str, Any]) -> str:
+    """One phrase's latency: the reply's first sound and the line, after the phrase ended."""
+    what = f"the user's {figure['phrase']}"
+    if figure["line_s"] is None:
+        return f"{what}: no line was written for it"
+    line = f"line {figure['line_s']:.1f} s"
+    if not figure["replied"]:
+        why = NO_REPLY.get(figure["phrase"], "none expected")
+        return f"{what}: {line} after the phrase ended (no reply at once: {why})"
+    if figure["reply_s"] is None:
+        return f"{what}: {line} after the phrase ended, and NO reply was heard"
+    return f"{what}: reply's first sound {figure['reply_s']:.1f} s after the phrase ended ({line})"
+
+
+def overall(result: dict[str, Any]) -> str:
+    """The run's medians beside the goal, and what ended the user's turns."""
+    reply, line = result["felt_p50"]["reply_s"], result["felt_p50"]["line_s"]
+    if reply["p50"] is None:
+        said = f"p50: NO reply's first sound measured (goal <= {GOAL_S:g} s)"
+    else:
+        mark = "" if reply["p50"] <= GOAL_S else ", MISSED"
+        said = (
+            f"p50: reply's first sound {reply['p50']:.2f} s after the phrase ended "
+            f"(n={reply['n']}; goal <= {GOAL_S:g} s idle 2-core, behaviour 16.2{mark})"
+        )
+    if line["p50"] is not None:
+        said += f", line {line['p50']:.2f} s (n={line['n']})"
+    return f"{said}; {describe_turn(result.get('turn'))}"
+
+
 def progress(console: Console) -> Callable[[dict[str, Any]], None]:
     """A callback printing each step with its time as it happens."""
 
@@ -66,4 +109,5 @@ def summary_table(result: dict[str, Any]) -> Table:
     table.add_column("step")
     for step in result["steps"]:
         table.add_row(f"{step['t']:.1f}", describe(step))
+    table.add_row("", overall(result), style="bold")
     return table

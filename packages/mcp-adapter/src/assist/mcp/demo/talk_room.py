@@ -24,6 +24,7 @@ import anyio
 
 if TYPE_CHECKING:
     import numpy as np
+    from assist.mcp.demo.rooms.live import Playing
 
 ECHO_GAIN = 0.1
 """-20 dB: the assistant's own voice, a metre from the microphone, stays under the barge-in gate."""
@@ -63,17 +64,25 @@ class TalkRoom:
         self._thread = threading.Thread(target=self._run, name="talk-room", daemon=True)
         self._thread.start()
 
-    def play(self, samples: np.ndarray) -> None:
-        """The user speaks now, whatever else is sounding (16 kHz float32)."""
+    def play(self, samples: np.ndarray) -> Playing:
+        """The user speaks now, whatever else is sounding (16 kHz float32); where it lies on
+        the room's clock, which is the listener's capture clock (its lines' `start_ms`)."""
         with self._lock:
             playing = self._room.play(samples)
             self._quiet_from = max(self._quiet_from, playing.end_s)
+        return playing
 
-    async def say_in_turn(self, samples: np.ndarray, pause_s: float = POLITE_PAUSE_S) -> None:
+    async def say_in_turn(self, samples: np.ndarray, pause_s: float = POLITE_PAUSE_S) -> Playing:
         """A polite user: speaks once the room, the assistant included, is quiet for `pause_s`."""
         while not self.quiet_for(pause_s):
             await anyio.sleep(0.05)
-        self.play(samples)
+        return self.play(samples)
+
+    def wall_time(self, room_s: float) -> float:
+        """When the room's clock reads `room_s`, in seconds since the epoch (as the server's
+        events are stamped)."""
+        with self._lock:
+            return time.time() - self._room.now() + room_s
 
     def quiet_for(self, seconds: float) -> bool:
         with self._lock:

@@ -207,7 +207,11 @@ async def start_conversation(desk: Desk, seat: Seat) -> types.CallToolResult:
 
     def listen() -> ListenerProcess:
         listener = ListenerProcess(
-            desk.store.root, rules.end_silence_ms, conversation.on_event, desk.environ
+            desk.store.root,
+            rules.end_silence_ms,
+            conversation.on_event,
+            desk.environ,
+            settings.listen.turn,
         )
         try:
             listener.wait_capturing()

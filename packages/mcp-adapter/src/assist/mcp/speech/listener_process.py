@@ -10,7 +10,10 @@ read by a second thread that passes every line on to the server's stderr and kee
 ones, which are the listener's reason when it fails (no microphone, no recogniser).
 
 On a microphone it is given this server's echo reference socket (`echo_socket`), so it
-cancels the voice helper's playing from what it hears before the barge-in gate.
+cancels the voice helper's playing from what it hears before the barge-in gate. It is always
+told the turn model (`listen.turn`, `auto` when unset, behaviour 16.1): left to itself, a
+listener with no reference (one fed a file, as the demo's and the tests' rooms are) takes
+`auto` as a meeting recorder's, the silence rule.
 
 It is captured once its session line has come and the session's native WAV exists (the
 recorder writes it from the first block captured). It ends cleanly on `stop`: a `STOP` file in
@@ -44,6 +47,7 @@ from typing import IO, Any
 from assist.app.audio import LISTEN_FROM_VARIABLE
 from assist.app.logs import log
 from assist.core import environment
+from assist.core.turn_models import AUTO
 from assist.mcp.speech.echo_socket import echo_socket
 from assist.mcp.speech.helper_process import (
     describe_exit,
@@ -69,6 +73,8 @@ HANG_S = 10.0
 10 s is no longer live either, 1.6)."""
 REASON_LINES = 6
 """Last lines of the listener's stderr kept as its reason."""
+REASON_WITHIN_S = 1.0
+"""Once the listener has exited, its stderr is read to its end within this."""
 LOOK_S = 0.05
 
 EventSink = Callable[[dict[str, Any]], None]
@@ -99,11 +105,12 @@ class ListenerProcess:
         end_silence_ms: int,
         on_event: EventSink,
         environ: Mapping[str, str] | None = None,
+        turn: str | None = None,
     ) -> None:
         environ = os.environ if environ is None else environ
         source = environ.get(FROM_VARIABLE)
         arguments = ["--into", str(root), "--name", SESSION_NAME, "--quiet", "--events"]
-        arguments += ["--end-silence-ms", str(end_silence_ms)]
+        arguments += ["--end-silence-ms", str(end_silence_ms), "--turn", turn or AUTO]
         stdin: Any = subprocess.DEVNULL
         if not source:  # a microphone: what the voice plays comes back through it (14.2)
             arguments += ["--echo-reference", str(echo_socket())]
@@ -135,9 +142,10 @@ class ListenerProcess:
         threading.Thread(
             target=self._read_stdout, args=(self._process.stdout,), daemon=True
         ).start()
-        threading.Thread(
+        self._errors = threading.Thread(
             target=self._read_stderr, args=(self._process.stderr,), daemon=True
-        ).start()
+        )
+        self._errors.start()
 
     @property
     def pid(self) -> int:
@@ -227,9 +235,12 @@ class ListenerProcess:
         return has_exited(self._process)
 
     def _exited(self) -> None:
-        """Reap a listener that exited, so its status is known (it is then killed: no-op)."""
+        """Reap a listener that exited, so its status is known (it is then killed: no-op),
+        and let its last words on stderr be read: on a busy machine the reader thread can be
+        behind the exit, and the reason would go without them."""
         self._wait_exit(1.0)
         self.kill()
+        self._errors.join(timeout=REASON_WITHIN_S)
 
     def _read_stdout(self, stdout: IO[bytes]) -> None:
         try:
