@@ -19,7 +19,8 @@ from typing import Any
 
 import anyio
 import pytest
-from conversation_room import Phrases, Room
+from assist.mcp.demo.rooms.voiced import Phrases
+from conversation_room import Room
 from mcp.client.session import ClientSession
 from mcp_harness import (
     ASSIST,
