@@ -13,6 +13,7 @@ from assist.core.echo_scoring import (
     own_line,
     score_echo,
 )
+from assist.core.words import normalise_words
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -47,19 +48,32 @@ def test_a_line_of_the_persons_words_alone_never_counts_as_its_own_voice(
 ) -> None:
     if trial.kind not in SILENT:
         assert not own_line(trial.person, trial)
-        said = " ".join(trial.said).split()
-        mine = " ".join(word for word in words.split() if word not in said)
+        said = {word for text in trial.said for word in normalise_words(text)}
+        mine = " ".join(word for word in normalise_words(words) if word not in said)
         assert not own_line(mine, trial)
+
+
+@given(trials, TEXT, TEXT)
+def test_a_line_with_more_of_the_persons_words_than_its_own_is_the_persons(
+    trial: Trial, ours: str, theirs: str
+) -> None:
+    said = {word for text in trial.said for word in normalise_words(text)}
+    person = set(normalise_words(trial.person))
+    mine = [word for word in normalise_words(ours) if word in said - person]
+    their = [word for word in normalise_words(theirs) if word in person - said]
+    if trial.kind not in SILENT and len(their) >= len(mine):
+        assert not own_line(" ".join(mine + their), trial)
 
 
 @given(st.sampled_from(sorted(set(KINDS) - SILENT)))
 def test_the_assistants_words_heard_over_a_sound_count_as_its_own_voice(kind: str) -> None:
-    said = "Tokyo is nine hours ahead of London."
+    said = "Tokyo is nine hours ahead of London, and it is late there by now."
     trial = Trial(kind, (said,), person="Wait, stop there please.")  # type: ignore[arg-type]
     assert own_line(said, trial)
     assert own_line(f"{said} Wait, stop there please.", trial)
     assert not own_line("Wait, stop there please.", trial)
     assert not own_line("Tokyo", trial), f"fewer than {OWN_WORDS} of its words"
+    assert not own_line("Now make it stop there please.", trial), "more of the person's words"
 
 
 @given(trials)

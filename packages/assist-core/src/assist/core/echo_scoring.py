@@ -9,7 +9,9 @@ to:
 - **Lines of its own voice reaching the agent**: in a trial where the person makes no sound,
   every line handed to the agent is the assistant's voice, as nothing else sounded; where they
   made one, a line handed over holds its voice when at least `OWN_WORDS` of its words are
-  words the assistant said in the trial and the person did not.
+  words the assistant said in the trial and the person did not, and more of them than of the
+  person's own ("Now make it stop there please." over "…late in the evening there, … by
+  now." is the person's: "now" and "it" are the reply's, "stop" and "please" theirs).
 - **An answer lost**: after a question, the person's answer was not the one `confirm` gave
   (their own voice taken for a yes or a no counts here as well as the answer never heard).
 - **A false stop**: a line stopped where the person did not interrupt (a cough, a
@@ -41,7 +43,7 @@ STOPS: frozenset[Kind] = frozenset({"interruption"})
 """Sounds for which the line should stop."""
 OWN_WORDS = 2
 """A line holds the assistant's voice when this many of its words are its words alone: one
-could be a word both happen to use."""
+could be a word a misheard person happens to share with it."""
 
 
 @attrs.frozen
@@ -66,9 +68,12 @@ def own_line(line: str, trial: Trial) -> bool:
     """Whether a line handed to the agent in `trial` holds the assistant's own voice."""
     if trial.kind in SILENT:
         return True
-    theirs = set(normalise_words(trial.person))
-    ours = {word for said in trial.said for word in normalise_words(said)} - theirs
-    return sum(word in ours for word in normalise_words(line)) >= OWN_WORDS
+    said = {word for text in trial.said for word in normalise_words(text)}
+    person = set(normalise_words(trial.person))
+    words = normalise_words(line)
+    ours = sum(word in said - person for word in words)
+    theirs = sum(word in person - said for word in words)
+    return ours >= OWN_WORDS and ours > theirs
 
 
 @attrs.frozen
