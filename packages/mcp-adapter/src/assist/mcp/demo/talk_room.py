@@ -3,10 +3,11 @@
 Two FIFOs join it to the server. The listener hears `microphone.fifo` (`ASSIST_LISTEN_FROM`),
 fed by a `assist.mcp.demo.rooms.live.MixedRoom` pumped on a thread. The voice helper plays into
 `speaker.fifo` (`ASSIST_PLAY_INTO`) at real time; the same thread reads it and mixes what
-actually played, a cut line included, back in at `ECHO_GAIN`, as a loudspeaker a metre from
-the microphone would. Both FIFOs are held open for reading and writing, so neither side ever
-sees an end before `close`; every write into the microphone gives up when the room closes or
-the listener stops reading (`assist.app.pipes`), so a listener that died never holds it open.
+actually played, a cut line included, back in at `ECHO_GAIN` (or the gain it is given), as a
+loudspeaker a metre from the microphone would. Both FIFOs are held open for reading and
+writing, so neither side ever sees an end before `close`; every write into the microphone
+gives up when the room closes or the listener stops reading (`assist.app.pipes`), so a
+listener that died never holds it open.
 
 The room also tells the story when things happen: when the assistant was last heard, and when
 the room last fell quiet, so the scripted user speaks in turn and interrupts while a line plays.
@@ -41,7 +42,7 @@ CLOSE_S = 1.0
 class TalkRoom:
     """The two FIFOs and the mix between them."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, echo_gain: float = ECHO_GAIN) -> None:
         from assist.app.pipes import PipeWriter
         from assist.mcp.demo.rooms.live import MixedRoom
 
@@ -53,6 +54,7 @@ class TalkRoom:
         self._speaker_fd = os.open(self.speaker, os.O_RDWR | os.O_NONBLOCK)
         self._microphone = PipeWriter(self._microphone_fd)
         self._room = MixedRoom(self._microphone)
+        self._echo_gain = echo_gain
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._quiet_from = 0.0  # room seconds at which everything queued has been heard
@@ -63,11 +65,13 @@ class TalkRoom:
         self._thread = threading.Thread(target=self._run, name="talk-room", daemon=True)
         self._thread.start()
 
-    def play(self, samples: np.ndarray) -> None:
-        """The user speaks now, whatever else is sounding (16 kHz float32)."""
+    def play(self, samples: np.ndarray) -> float:
+        """The user speaks now, whatever else is sounding (16 kHz float32); the monotonic time
+        their first sample reaches the microphone."""
         with self._lock:
             playing = self._room.play(samples)
             self._quiet_from = max(self._quiet_from, playing.end_s)
+            return time.monotonic() + playing.start_s - self._room.now()
 
     async def say_in_turn(self, samples: np.ndarray, pause_s: float = POLITE_PAUSE_S) -> None:
         """A polite user: speaks once the room, the assistant included, is quiet for `pause_s`."""
@@ -119,7 +123,7 @@ class TalkRoom:
         self.assistant_heard_at = time.monotonic()
         now = self._room.now()
         delay = self._echo_to - now if now < self._echo_to < now + 0.5 else 0.0
-        playing = self._room.play(played, delay_s=delay, gain=ECHO_GAIN)
+        playing = self._room.play(played, delay_s=delay, gain=self._echo_gain)
         self._echo_to = playing.end_s
         self._quiet_from = max(self._quiet_from, playing.end_s)
 
