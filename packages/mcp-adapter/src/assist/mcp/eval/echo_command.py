@@ -2,7 +2,7 @@
 coming back, and with the person's coughs, backchannels and interruptions over it.
 
 The set is played trial by trial through a real conversation in each room (`echo.run_echo`),
-at real time: a round takes about a minute and a half; progress goes to stderr as it plays.
+at real time: a round takes about a minute in each room; progress goes to stderr as it plays.
 The output is the table (or `--json`), and with `--report DIR` an HTML page holding the table
 and a trial timeline per room.
 """
@@ -31,6 +31,8 @@ from rich.console import Console
 from rich.table import Table
 
 REPORT_PAGE = "echo.html"
+MINUTES_PER_ROUND = 1.0
+"""A round's six trials take about a minute at real time, conversations' starts included."""
 TABLE_WIDTH = 170
 """Columns for the table when stdout is not a terminal, so no cell wraps."""
 
@@ -90,7 +92,7 @@ def echo_command(
         f"{echo_set.rounds} round(s) of {len(KIND_LABELS)} trials in "
         + ", ".join(place.label for place in places)
         + f", the assistant speaking with {voice} (about "
-        f"{1.5 * echo_set.rounds * len(places):.0f} min)"
+        f"{MINUTES_PER_ROUND * echo_set.rounds * len(places):.0f} min)"
     )
     workroot = (args.workdir or Path(tempfile.mkdtemp(prefix="assist-eval-echo-"))).resolve()
     started, load_before = time.monotonic(), load_average()

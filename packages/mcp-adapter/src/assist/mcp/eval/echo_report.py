@@ -142,9 +142,9 @@ def _last(run: TrialRun) -> float:
 def _headline(result: PlaceResult) -> str:
     score = result.score
     return (
-        f"{result.place.label}: {score.total('own_lines')} lines of its own voice to the agent, "
-        f"{score.total('false_stops')} false stops, {score.total('missed')} interruptions "
-        f"missed, {score.total('answers_lost')} answers lost"
+        f"{result.place.label}: own voice to the agent {score.total('own_lines')} · false stops "
+        f"{score.total('false_stops')} · interruptions missed {score.total('missed')} · answers "
+        f"lost {score.total('answers_lost')}"
     )
 
 

@@ -81,7 +81,7 @@ ECHO_SETS: dict[str, EchoSet] = {
         EchoSet(
             "full",
             "10 rounds in each room of a reply, 3 lines back to back, a question answered, "
-            "a cough, a backchannel and an interruption (about 25 min)",
+            "a cough, a backchannel and an interruption (about 20 min)",
             10,
         ),
         EchoSet("short", "1 round in each room, for a quick look and CI (about 3 min)", 1),
