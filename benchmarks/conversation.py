@@ -44,8 +44,10 @@ HERE = Path(__file__).parent
 TESTS = HERE.parent / "packages" / "mcp-adapter" / "tests"
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(TESTS))
-from conversation_room import Phrases, Room  # noqa: E402
-from mcp_server import ASSIST, Client, percentile  # noqa: E402
+from assist.mcp.demo.rooms.voiced import Phrases  # noqa: E402
+from assist.mcp.eval import conversation as eval_conversation  # noqa: E402
+from conversation_room import Room  # noqa: E402
+from mcp_server import percentile  # noqa: E402
 
 SLOW_VOICE = TESTS / "server_fakes" / "slow_voice.py"
 QUESTIONS = (
@@ -67,7 +69,10 @@ FILLER_S = 0.5
 """How long the stand-in voice plays each filler in the filler trials."""
 
 
-class Conversation:
+class Conversation(eval_conversation.Conversation):
+    """A conversation whose listener hears the tests' software room; `voice="slow"` is the
+    tests' stand-in helper, a line "playing" `line_s`."""
+
     def __init__(
         self,
         root: Path,
@@ -79,11 +84,8 @@ class Conversation:
         turn: str | None = None,
         barge_in: dict[str, Any] | None = None,
     ) -> None:
-        self.root = root
-        config = root / "config" / "config.json"
-        config.parent.mkdir(parents=True)
         engine = "piper" if voice == "piper" else "espeak"
-        settings = {
+        settings: dict[str, Any] = {
             "assistant": {"enabled": True},
             "voice": {"engine": engine},
             "conversation": {"end_silence_ms": end_silence_ms, "fillers": fillers},
@@ -92,54 +94,21 @@ class Conversation:
             settings["listen"] = {"turn": turn}
         if barge_in is not None:
             settings["barge_in"] = barge_in
-        config.write_text(json.dumps(settings))
         self.room = Room(root)
-        env = {
-            "ASSIST_CONFIG": str(config),
-            "ASSIST_HOME": str(root / "sessions"),
-            "ASSIST_VOICE_CACHE": str(root / "cache"),
-            "ASSIST_LISTEN_FROM": str(self.room.path),
-        }
+        env = {"ASSIST_LISTEN_FROM": str(self.room.path)}
         if voice == "slow":
             env |= {
                 "ASSIST_VOICE_COMMAND": f"{sys.executable} {SLOW_VOICE}",
                 "SLOW_VOICE_SECONDS": str(line_s),
                 "SLOW_VOICE_NOTICE_SECONDS": "0.5",
             }
-        (root / "sessions").mkdir()
-        self.client = Client([str(ASSIST), "mcp", "--no-play"], env)
-        self.client.initialize()
-        self.ids = 1
-        self.started = self.tool("start_conversation", {})
-        self.folder = root / "sessions" / self.started["conversation"]
-
-    def tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        self.ids += 1
-        reply = self.client.call(
-            "tools/call", {"name": name, "arguments": arguments}, request_id=self.ids
-        )
-        text = reply["result"]["content"][0]["text"]
-        if reply["result"]["isError"]:
-            raise RuntimeError(f"{name}: {text}")
-        return json.loads(text)
-
-    def wait_lines(self, within: float = 60) -> tuple[dict[str, Any], float]:
-        deadline = time.monotonic() + within
-        while True:
-            waited = self.tool("wait_for_transcript", {"timeout_s": 5})
-            at = time.monotonic()
-            if waited["lines"] or waited["status"] != "live" or at > deadline:
-                return waited, at
-
-    def events(self) -> list[dict[str, Any]]:
-        log = self.folder / "assistant.jsonl"
-        return [json.loads(line) for line in log.read_text().splitlines()]
+        super().__init__(root, settings, env)
 
     def close(self) -> None:
-        self.tool("stop_watching", {})
-        self.client.process.stdin.close()  # type: ignore[union-attr]
-        self.client.process.wait(timeout=30)
-        self.room.close()
+        try:
+            super().close()
+        finally:
+            self.room.close()
 
 
 class LineClock:

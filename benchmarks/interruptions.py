@@ -38,8 +38,8 @@ from typing import Any
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
+from assist.mcp.demo.rooms.voiced import Phrases  # noqa: E402
 from conversation import Conversation, summary  # noqa: E402
-from conversation_room import Phrases  # noqa: E402
 
 LINE_S = 8.0
 """How long the stand-in voice plays a line: the sound 1 s in and a 1.2 s hold fit well."""

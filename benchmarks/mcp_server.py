@@ -30,7 +30,6 @@ import json
 import os
 import signal
 import statistics
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -40,7 +39,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-ASSIST = Path(sys.executable).parent / "assist"
+from assist.mcp.eval.conversation import ASSIST, Client
+
 LINE = '{{"track":"room","start_ms":{ms},"end_ms":{end},"text":"{text}","confidence":0.9}}\n'
 BARE_SERVER = textwrap.dedent(
     """
@@ -64,70 +64,6 @@ BARE_SERVER = textwrap.dedent(
     anyio.run(main)
     """
 )
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 0,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-11-25",
-        "capabilities": {},
-        "clientInfo": {"name": "benchmark", "version": "1"},
-    },
-}
-
-
-class Client:
-    """A JSON-RPC client on a server's pipes, timing when each reply arrives."""
-
-    def __init__(self, command: list[str], env: dict[str, str]) -> None:
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, **env},
-        )
-        self.started = time.monotonic()
-
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write((json.dumps(message) + "\n").encode())
-        self.process.stdin.flush()
-
-    def receive(self) -> tuple[dict[str, Any], float]:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        return json.loads(line), time.monotonic()
-
-    def call(self, method: str, params: dict[str, Any] | None = None, request_id: int = 1) -> Any:
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.send(message)
-        reply, _ = self.receive()
-        return reply
-
-    def initialize(self) -> float:
-        self.send(INITIALIZE)
-        _, at = self.receive()
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        return at - self.started
-
-    def rss_kib(self) -> int:
-        status = Path(f"/proc/{self.process.pid}/status").read_text()
-        return int(
-            next(line for line in status.splitlines() if line.startswith("VmRSS")).split()[1]
-        )
-
-    def cpu_s(self) -> float:
-        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        ticks = os.sysconf("SC_CLK_TCK")
-        return (int(fields[11]) + int(fields[12])) / ticks
-
-    def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        self.process.wait(timeout=15)
 
 
 class Meeting:

@@ -5,8 +5,7 @@ child runs `assist listen --from -`): a thread writes 16 kHz s16le PCM into it a
 silence unless a phrase has been queued. The test holds the FIFO open for reading and writing
 (`O_RDWR`), so the listener never sees an end of input before `close`; its writes give up when
 the room closes or the listener stops reading (`assist.app.pipes`), so a listener that died
-never holds a test. `Phrases` says each
-phrase once with Piper's joe voice (the same every run) and keeps it.
+never holds a test. The phrases it hears come from `assist.mcp.demo.rooms.voiced.Phrases`.
 
 Between phrases the room hears a faint noise floor, as any microphone does, not digital
 zeros: after some ten seconds of exact zeros Silero takes a short sound (a cough, "Yeah.",
@@ -92,18 +91,3 @@ class Room:
                 return
             sent += BLOCK
             time.sleep(max(0.0, started + sent / RATE_HZ - time.monotonic()))
-
-
-class Phrases:
-    """Piper's joe voice, loaded once, each phrase said once."""
-
-    def __init__(self) -> None:
-        from assist.mcp.demo.rooms.voiced import Voice
-
-        self._voice = Voice()
-        self._said: dict[str, np.ndarray] = {}
-
-    def __call__(self, text: str) -> np.ndarray:
-        if text not in self._said:
-            self._said[text] = self._voice.say(text)
-        return self._said[text]

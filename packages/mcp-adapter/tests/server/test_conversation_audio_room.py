@@ -24,7 +24,7 @@ from pathlib import Path
 import anyio
 import numpy as np
 import pytest
-from conversation_room import Phrases
+from assist.mcp.demo.rooms.voiced import Phrases
 from mcp_harness import BUSY_CORES_BARGE_IN, Place, connect, value_of
 
 pytestmark = pytest.mark.anyio

@@ -24,8 +24,9 @@ import pytest
 from assist.app import private_sockets
 from assist.core.files import SIGNALS_SOCKET
 from assist.listen.onsets import Signals
+from assist.mcp.demo.rooms.voiced import Phrases
 from assist.mcp.server.barge_in import BargeIn, SignalSocket, socket_address
-from conversation_room import Phrases, Room
+from conversation_room import Room
 from mcp.client.session import ClientSession
 from mcp_harness import ASSIST, BUSY_CORES_BARGE_IN, Place, connect, eventually, value_of
 

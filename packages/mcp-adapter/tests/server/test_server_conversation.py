@@ -22,7 +22,8 @@ import anyio
 import pytest
 from assist.app.turn_models import installed_turn_models
 from assist.core.turn_models import choose_turn_model
-from conversation_room import Phrases, Room
+from assist.mcp.demo.rooms.voiced import Phrases
+from conversation_room import Room
 from mcp.client.session import ClientSession
 from mcp_harness import (
     ASSIST,

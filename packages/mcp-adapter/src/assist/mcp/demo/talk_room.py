@@ -3,10 +3,11 @@
 Two FIFOs join it to the server. The listener hears `microphone.fifo` (`ASSIST_LISTEN_FROM`),
 fed by a `assist.mcp.demo.rooms.live.MixedRoom` pumped on a thread. The voice helper plays into
 `speaker.fifo` (`ASSIST_PLAY_INTO`) at real time; the same thread reads it and mixes what
-actually played, a cut line included, back in at `ECHO_GAIN`, as a loudspeaker a metre from
-the microphone would. Both FIFOs are held open for reading and writing, so neither side ever
-sees an end before `close`; every write into the microphone gives up when the room closes or
-the listener stops reading (`assist.app.pipes`), so a listener that died never holds it open.
+actually played, a cut line included, back in at `ECHO_GAIN` (or the gain it is given), as a
+loudspeaker a metre from the microphone would. Both FIFOs are held open for reading and
+writing, so neither side ever sees an end before `close`; every write into the microphone
+gives up when the room closes or the listener stops reading (`assist.app.pipes`), so a
+listener that died never holds it open.
 
 The room also tells the story when things happen: when the assistant was last heard, and when
 the room last fell quiet, so the scripted user speaks in turn and interrupts while a line plays.
@@ -42,7 +43,7 @@ CLOSE_S = 1.0
 class TalkRoom:
     """The two FIFOs and the mix between them."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, echo_gain: float = ECHO_GAIN) -> None:
         from assist.app.pipes import PipeWriter
         from assist.mcp.demo.rooms.live import MixedRoom
 
@@ -54,6 +55,7 @@ class TalkRoom:
         self._speaker_fd = os.open(self.speaker, os.O_RDWR | os.O_NONBLOCK)
         self._microphone = PipeWriter(self._microphone_fd)
         self._room = MixedRoom(self._microphone)
+        self._echo_gain = echo_gain
         self._lock = threading.Lock()
         self._stop = threading.Event()
         self._quiet_from = 0.0  # room seconds at which everything queued has been heard
@@ -77,6 +79,11 @@ class TalkRoom:
         while not self.quiet_for(pause_s):
             await anyio.sleep(0.05)
         return self.play(samples)
+
+    def monotonic(self, room_s: float) -> float:
+        """When the room's clock reads `room_s`, on this process's monotonic clock."""
+        with self._lock:
+            return time.monotonic() - self._room.now() + room_s
 
     def wall_time(self, room_s: float) -> float:
         """When the room's clock reads `room_s`, in seconds since the epoch (as the server's
@@ -128,7 +135,7 @@ class TalkRoom:
         self.assistant_heard_at = time.monotonic()
         now = self._room.now()
         delay = self._echo_to - now if now < self._echo_to < now + 0.5 else 0.0
-        playing = self._room.play(played, delay_s=delay, gain=ECHO_GAIN)
+        playing = self._room.play(played, delay_s=delay, gain=self._echo_gain)
         self._echo_to = playing.end_s
         self._quiet_from = max(self._quiet_from, playing.end_s)
 

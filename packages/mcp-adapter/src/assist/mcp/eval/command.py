@@ -19,6 +19,9 @@ Claude Code in print mode as the agent, with a chosen model:
 
 `--turns [SET]` scores turn-taking instead of an agent (`turn_command`): a built-in set of
 finished and hesitant phrases heard at real time by a listener per turn configuration.
+`--echo-set [SET]` scores the conversation against its own voice and the person's sounds
+over it (`echo_command`): a built-in set of trials played through a real conversation in a
+software room and a PulseAudio one.
 """
 
 from __future__ import annotations
@@ -42,6 +45,10 @@ from assist.mcp.demo.command import AGENT_HELP
 from assist.mcp.demo.live import LiveOutput
 from assist.mcp.demo.run import DEFAULT_AGENT, NAME, Plan, RunFailed, run_meeting
 from assist.mcp.demo.voice_choice import NoVoice, demo_engine
+from assist.mcp.eval.echo import voice_engine
+from assist.mcp.eval.echo_command import echo_command
+from assist.mcp.eval.echo_rooms import PLACES
+from assist.mcp.eval.echo_sets import DEFAULT_ECHO_SET, ECHO_SETS
 from assist.mcp.eval.measure import MeetingResult, measure
 from assist.mcp.eval.report import index_page, page_name, run_page, write_report
 from assist.mcp.eval.turn_command import turns_command
@@ -75,7 +82,10 @@ def parser() -> argparse.ArgumentParser:
         "echoes left out, limits held. With --turns, score how turns end instead: a set of "
         "finished and hesitant phrases voiced by Piper, heard at real time by assist listen "
         "once per turn model and limit: false cut-offs, finished phrases split, end of phrase "
-        "to line p50 and p95.",
+        "to line p50 and p95. With --echo-set, score the conversation against its own voice: "
+        "a set of replies, lines back to back, answers, coughs, backchannels and interruptions "
+        "played through a real conversation: its own voice reaching the agent, answers lost, false "
+        "stops, missed interruptions, resumes, pause latency.",
     )
     result.add_argument(
         "meetings",
@@ -118,6 +128,26 @@ def parser() -> argparse.ArgumentParser:
         f"installed turn model at {MODEL_LIMIT_MS} ms, then silence at "
         f"{' and '.join(str(limit) for limit in SILENCE_LIMITS_MS)} ms)",
     )
+    result.add_argument(
+        "--echo-set",
+        nargs="?",
+        const=DEFAULT_ECHO_SET,
+        metavar="SET",
+        help="score the conversation against its own voice and the person's sounds over it, "
+        "on a built-in echo set instead of meetings: "
+        + "; ".join(f"{s.name}: {s.description}" for s in ECHO_SETS.values())
+        + f" (default {DEFAULT_ECHO_SET}); it plays at real time",
+    )
+    result.add_argument(
+        "--rooms",
+        metavar="LIST",
+        help="with --echo-set: the rooms it plays in, separated by commas, of "
+        + ", ".join(
+            f"{name} (its voice back at {place.level_db} dB)" for name, place in PLACES.items()
+        )
+        + "; default both (pulse needs a PulseAudio server with a null sink named room, "
+        "as .ci/audio-room makes)",
+    )
     result.add_argument("--report", type=Path, metavar="DIR", help="write HTML pages here")
     result.add_argument("--json", action="store_true", help="print the results as JSON")
     result.add_argument("--engine", help="the voice engine (default: the best one ready offline)")
@@ -145,7 +175,8 @@ def _plain_console(**options: Any) -> Console:
 
 def eval_command(argv: list[str]) -> int:
     """`assist eval [MEETING…] [--agent CMD] [--runs N] [--speed X] [--report DIR] [--json]`,
-    or `assist eval --turns [SET] [--configs LIST] [--report DIR] [--json]`."""
+    or `assist eval --turns [SET] [--configs LIST] [--report DIR] [--json]`,
+    or `assist eval --echo-set [SET] [--rooms LIST] [--engine E] [--report DIR] [--json]`."""
     args = parser().parse_args(argv)
     progress = _plain_console(stderr=True, soft_wrap=True)
     problem = _argument_problem(args)
@@ -154,6 +185,10 @@ def eval_command(argv: list[str]) -> int:
         return 2
     if args.turns is not None:
         return turns_command(args, progress, _plain_console)
+    if args.echo_set is not None:
+        return echo_command(
+            args, progress, _plain_console, lambda: voice_engine(os.environ, args.engine)
+        )
     try:
         meetings = [(spec, load_meeting(spec)) for spec in args.meetings or EVALUATED]
         engine = demo_engine(os.environ, args.engine)
@@ -338,6 +373,8 @@ def _argument_problem(args: argparse.Namespace) -> str | None:
                 ("--engine", args.engine is not None),
                 ("--echo", args.echo != "exact"),
                 ("--play", args.play),
+                ("--echo-set", args.echo_set is not None),
+                ("--rooms", args.rooms is not None),
             )
             if used
         ]
@@ -347,6 +384,28 @@ def _argument_problem(args: argparse.Namespace) -> str | None:
                 "goes with meetings: leave it out, or run the two apart"
             )
         return None
+    if args.echo_set is not None:
+        given = [
+            option
+            for option, used in (
+                ("MEETING", bool(args.meetings)),
+                ("--agent", bool(args.agent)),
+                ("--runs", args.runs != 1),
+                ("--speed", args.speed != 1.0),
+                ("--echo", args.echo != "exact"),
+                ("--play", args.play),
+                ("--configs", args.configs is not None),
+            )
+            if used
+        ]
+        if given:
+            return (
+                f"--echo-set plays its own trials with no meeting or agent; {', '.join(given)} "
+                "goes with meetings or --turns: leave it out, or run them apart"
+            )
+        return None
+    if args.rooms is not None:
+        return "--rooms chooses where --echo-set plays; give --echo-set with it"
     if args.configs is not None:
         return "--configs chooses what --turns compares; give --turns with it"
     if not math.isfinite(args.speed) or args.speed <= 0:

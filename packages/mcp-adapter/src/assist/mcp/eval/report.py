@@ -272,6 +272,26 @@ def svg_legend(
     return parts
 
 
+def svg_axis(
+    left: float, top: float, bottom: float, span: float, x: Callable[[float], float], step: int
+) -> list[str]:
+    """A timeline's time axis: a line along `bottom`, a grid line and its seconds every `step`."""
+    parts = [
+        f'<line x1="{left}" y1="{bottom}" x2="{x(span):.1f}" y2="{bottom}" '
+        f'stroke="{COLOURS["text"]}"/>'
+    ]
+    tick = 0
+    while tick <= span:
+        at = x(tick)
+        parts.append(
+            f'<line x1="{at:.1f}" y1="{top}" x2="{at:.1f}" y2="{bottom + 4}" '
+            f'stroke="{COLOURS["grid"]}" stroke-width="0.5"/>'
+        )
+        parts.append(svg_text(at, bottom + 17, f"{tick} s", anchor="middle", size=11))
+        tick += step
+    return parts
+
+
 def svg_text(
     x: float,
     y: float,

@@ -96,13 +96,13 @@ def turns_command(
         f"time by {listeners} (about {about}): " + ", ".join(config.spec for config in configs)
     )
     workroot = (args.workdir or Path(tempfile.mkdtemp(prefix="assist-eval-turns-"))).resolve()
-    started, load_before = time.monotonic(), _load()
+    started, load_before = time.monotonic(), load_average()
     results, failures = _run(recording, configs, workroot, progress)
     settings = {
         "set": turn_set.name,
         "description": turn_set.description,
         "duration_s": round(recording.duration_s, 3),
-        "load_average": {"before": load_before, "after": _load()},
+        "load_average": {"before": load_before, "after": load_average()},
         "run_s": round(time.monotonic() - started, 1),
     }
     caption = _caption(settings, results)
@@ -189,7 +189,8 @@ def _caption(settings: dict[str, Any], results: list[ConfigResult]) -> str:
     )
 
 
-def _load() -> list[float] | None:
+def load_average() -> list[float] | None:
+    """The machine's load averages (1, 5, 15 min), for the caption beside the figures."""
     try:
         return [round(value, 2) for value in os.getloadavg()]
     except OSError:

@@ -20,10 +20,10 @@ Hovering a bar or a tick shows its words or its verdict.
 from __future__ import annotations
 
 import html
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from assist.core.turn_scoring import Kind
-from assist.mcp.eval.report import html_page, svg_legend, svg_text
+from assist.mcp.eval.report import html_page, svg_axis, svg_legend, svg_text
 from assist.mcp.eval.turn_views import GOALS, HEADINGS, cells
 from assist.mcp.eval.turns import ConfigResult, Recording
 
@@ -51,7 +51,6 @@ COLOURS = {
     "cut": "#d62728",
     "end": "#111111",
     "text": "#222222",
-    "grid": "#bbbbbb",
 }
 VERDICT_WORDS: dict[Kind, str] = {
     "complete": "complete",
@@ -91,7 +90,7 @@ def turn_timeline_svg(recording: Recording, result: ConfigResult) -> str:
                 'fill="#000000" fill-opacity="0.03"/>'
             )
         parts.append(svg_text(LEFT - 8, top + ROW_H / 2 + 4, LABELS[track], anchor="end"))
-    parts += _axis(span, x, bottom)
+    parts += svg_axis(LEFT, TOP, bottom, span, x, 5)
     y = bar_y("phrases")
     for phrase, outcome in zip(recording.phrases, result.scored.outcomes, strict=True):
         kind = "hesitant" if phrase.hesitant else "finished"
@@ -213,23 +212,6 @@ def _legend(left: float, y: float) -> list[str]:
         ("line of a cut phrase", COLOURS["cut"]),
     ]
     return svg_legend(left, y, keys, COLOURS["end"], "turn ended · dot: line written")
-
-
-def _axis(span: float, x: Callable[[float], float], bottom: float) -> list[str]:
-    parts = [
-        f'<line x1="{LEFT}" y1="{bottom}" x2="{x(span):.1f}" y2="{bottom}" '
-        f'stroke="{COLOURS["text"]}"/>'
-    ]
-    tick = 0
-    while tick <= span:
-        at = x(tick)
-        parts.append(
-            f'<line x1="{at:.1f}" y1="{TOP}" x2="{at:.1f}" y2="{bottom + 4}" '
-            f'stroke="{COLOURS["grid"]}" stroke-width="0.5"/>'
-        )
-        parts.append(svg_text(at, bottom + 17, f"{tick} s", anchor="middle", size=11))
-        tick += 5
-    return parts
 
 
 def _table_html(results: Sequence[ConfigResult]) -> str:

@@ -76,6 +76,22 @@ class Voice:
         del self._voice
 
 
+class Phrases:
+    """A `Voice` loaded once, each phrase said once and kept (the same audio every time)."""
+
+    def __init__(self) -> None:
+        self._voice = Voice()
+        self._said: dict[str, np.ndarray] = {}
+
+    def __call__(self, text: str) -> np.ndarray:
+        if text not in self._said:
+            self._said[text] = self._voice.say(text)
+        return self._said[text]
+
+    def close(self) -> None:
+        self._voice.close()
+
+
 def voice_meeting(
     texts: Iterable[str],
     *,
