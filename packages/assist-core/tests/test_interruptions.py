@@ -11,6 +11,7 @@ from assist.core.interruptions import (
     HOLD_MS,
     Interruptions,
     is_backchannel,
+    peek_prompt,
 )
 from hypothesis import given
 from hypothesis import strategies as st
@@ -64,6 +65,16 @@ def test_a_word_among_hesitations_and_backchannels_is_never_one(
     before: list[str], words: str, after: list[str]
 ) -> None:
     assert not is_backchannel(" ".join([*before, words, *after]))
+
+
+def test_the_peek_prompt_says_each_backchannel_as_a_sentence() -> None:
+    assert peek_prompt(["mm-hm", " I see ", "", "okay"]) == "Mm-hm. I see. Okay."
+    assert peek_prompt([]) == ""
+
+
+@given(st.lists(st.text(max_size=12), max_size=8))
+def test_the_peek_prompt_is_itself_heard_as_backchannels(phrases: list[str]) -> None:
+    assert is_backchannel(peek_prompt(phrases), phrases)
 
 
 def test_an_onset_pauses_and_words_within_the_hold_stop_the_line() -> None:

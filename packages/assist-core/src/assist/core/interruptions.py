@@ -73,6 +73,15 @@ def is_backchannel(text: str, backchannels: Iterable[str] = BACKCHANNELS) -> boo
     return covered[-1]
 
 
+def peek_prompt(backchannels: Iterable[str] = BACKCHANNELS) -> str:
+    """What the recogniser is told to expect in a peek (whisper's initial prompt): each
+    backchannel as a sentence. Untold, whisper tiny.en hears a short sound as words ("Hmm." as
+    "them.", Piper's spelled-out "Mm-hm" as "and the nature."), and they stop the line; told,
+    it writes them as the backchannels they are, and an interruption's words still as words."""
+    phrases = (phrase.strip() for phrase in backchannels)
+    return " ".join(f"{phrase[:1].upper()}{phrase[1:]}." for phrase in phrases if phrase)
+
+
 @attrs.define
 class Interruptions:
     """The pause, stop or resume of one line of the assistant's."""
