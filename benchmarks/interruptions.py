@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import threading
@@ -45,6 +46,8 @@ LINE_S = 8.0
 """How long the stand-in voice plays a line: the sound 1 s in and a 1.2 s hold fit well."""
 INTO_S = 1.0
 BACKCHANNELS = ("Mm-hm.", "Yeah.", "Right.", "Okay.", "Uh-huh.")
+"""Piper (espeak-ng) says "Mm-hm." as letters, "em em aitch em", and untold whisper hears words
+in it; kept as the hardest case (told the backchannels, a peek hears "Mm-hm.")."""
 INTERRUPTIONS = (
     "Wait, stop there please.",
     "Hold on, that's wrong.",
@@ -148,9 +151,11 @@ def main() -> None:
     parser.add_argument("--hold-ms", type=int, default=1200)
     parser.add_argument("--only", choices=["cough", "backchannel", "interruption", "own"])
     args = parser.parse_args()
+    load = [os.getloadavg()[0]]
     results = run(Phrases(), args.trials, args.hold_ms, args.only)
+    load.append(os.getloadavg()[0])
     (HERE / "interruptions.json").write_text(
-        json.dumps({"hold_ms": args.hold_ms, "trials": results}, indent=2) + "\n"
+        json.dumps({"hold_ms": args.hold_ms, "load": load, "trials": results}, indent=2) + "\n"
     )
     rows = [
         (
@@ -191,6 +196,7 @@ def main() -> None:
         if kind != "interruption"
     }
     print("words that stopped a line that should have gone on:", missed)
+    print(f"load average (1 min) at the start and the end: {load[0]:.2f}, {load[1]:.2f}")
 
 
 if __name__ == "__main__":

@@ -5,7 +5,14 @@ from __future__ import annotations
 import itertools
 
 import pytest
-from assist.core.interruptions import BACKCHANNELS, HOLD_MS, Interruptions, is_backchannel
+from assist.core.interruptions import (
+    BACKCHANNELS,
+    HESITATIONS,
+    HOLD_MS,
+    Interruptions,
+    is_backchannel,
+    peek_prompt,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -30,6 +37,44 @@ def test_backchannels_alone_or_together_and_a_cough_heard_as_nothing_are_backcha
 @pytest.mark.parametrize("text", ["Wait.", "Yeah but no", "I see a problem", "right now"])
 def test_any_other_word_is_no_backchannel(text: str) -> None:
     assert not is_backchannel(text)
+
+
+@pytest.mark.parametrize("text", ["Uh.", "Um, okay.", "Uh-huh.", "Er, mm-hm."])
+def test_a_hesitation_is_a_sound_not_a_word(text: str) -> None:
+    assert is_backchannel(text)
+
+
+@pytest.mark.parametrize("text", ["Um, wait.", "Uh, sorry.", "Huh?", "Er, no"])
+def test_words_after_a_hesitation_are_still_words(text: str) -> None:
+    assert not is_backchannel(text)
+
+
+INTERRUPTING = ["wait", "no stop", "hold it", "what about", "sorry"]
+sounds = st.lists(st.sampled_from([*BACKCHANNELS, *HESITATIONS]), max_size=6)
+
+
+@given(sounds, sounds)
+def test_hesitations_and_backchannels_in_any_order_are_a_backchannel(
+    before: list[str], after: list[str]
+) -> None:
+    assert is_backchannel(", ".join(before + after) + ".")
+
+
+@given(sounds, st.sampled_from(INTERRUPTING), sounds)
+def test_a_word_among_hesitations_and_backchannels_is_never_one(
+    before: list[str], words: str, after: list[str]
+) -> None:
+    assert not is_backchannel(" ".join([*before, words, *after]))
+
+
+def test_the_peek_prompt_says_each_backchannel_as_a_sentence() -> None:
+    assert peek_prompt(["mm-hm", " I see ", "", "okay"]) == "Mm-hm. I see. Okay."
+    assert peek_prompt([]) == ""
+
+
+@given(st.lists(st.text(max_size=12), max_size=8))
+def test_the_peek_prompt_is_itself_heard_as_backchannels(phrases: list[str]) -> None:
+    assert is_backchannel(peek_prompt(phrases), phrases)
 
 
 def test_an_onset_pauses_and_words_within_the_hold_stop_the_line() -> None:

@@ -20,9 +20,11 @@ class Scripted:
         self.fails = dict(fails or {})
         self.gate = gate
         self.calls: list[int] = []
+        self.prompts: list[str] = []
 
-    def transcribe(self, samples):
+    def transcribe(self, samples, prompt=""):
         self.calls.append(len(samples))
+        self.prompts.append(prompt)
         if self.gate is not None:
             self.gate.wait(5)
         if self.fails.get(len(samples), 0) > 0:
@@ -157,3 +159,17 @@ def test_asked_to_warm_up_the_worker_first_recognises_half_a_second_of_silence()
     recognition.drain()
     assert recogniser.calls == [8000, 3]
     assert [line.text for line in written] == ["turn 3"] and warnings == []
+
+
+def test_a_peek_is_told_the_backchannels_and_a_turn_is_not():
+    recogniser, heard = Scripted(), []
+    recognition = Recognition(
+        recogniser, lambda line, ticket: None, lambda text: None, peek_prompt="Mm-hm. Yeah."
+    )
+    recognition.peek("room", samples(4), lambda text, _: heard.append(text))
+    deadline = time.monotonic() + 5
+    while not heard and time.monotonic() < deadline:
+        time.sleep(0.01)
+    recognition.commit(recognition.submit("room", 0, 10, samples(3)))
+    recognition.drain()
+    assert recogniser.calls == [4, 3] and recogniser.prompts == ["Mm-hm. Yeah.", ""]

@@ -29,7 +29,7 @@ class FakeRecogniser:
         self.model = options.model or "seconds"
         self._failed: set[int] = set()
 
-    def transcribe(self, samples) -> Recognised:
+    def transcribe(self, samples, prompt: str = "") -> Recognised:
         seconds = len(samples) / RATE_HZ
         mode = os.environ.get("FAKE_STT_FAIL", "")
         long = seconds > float(os.environ.get("FAKE_STT_LONG_S", "3"))

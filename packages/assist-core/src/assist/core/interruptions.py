@@ -47,18 +47,23 @@ BACKCHANNELS: tuple[str, ...] = (
 """The English backchannels of 16.3, the default of `barge_in.backchannels`: a listener's
 "go on", never a bid for the floor."""
 
+HESITATIONS: tuple[str, ...] = ("uh", "um", "er", "erm", "ah")
+"""Sounds, not words: alone they take no floor, and whisper writes one for a voiced sound it
+cannot place (told the backchannels, it hears the tests' cough as "Uh." at 0.41-0.55). They
+count as nothing heard, as a cough heard as no text does; words after them still stop."""
+
 Action = Literal["pause", "stop", "resume"]
 
 
 def is_backchannel(text: str, backchannels: Iterable[str] = BACKCHANNELS) -> bool:
     """True when every word of `text` belongs to a backchannel, one after another ("Mm-hm,
-    yeah."), or it holds no word at all (a cough heard as nothing). Case and punctuation
-    are ignored, as in the yes/no rule."""
+    yeah."), or is a hesitation ("Uh, okay."), or it holds no word at all (a cough heard as
+    nothing). Case and punctuation are ignored, as in the yes/no rule."""
     words = answer_words(text)
     phrases = [answer_words(phrase) for phrase in backchannels]
     covered = [True] + [False] * len(words)  # covered[i]: the first i words are backchannels
     for end in range(1, len(words) + 1):
-        covered[end] = any(
+        covered[end] = (covered[end - 1] and words[end - 1] in HESITATIONS) or any(
             phrase
             and len(phrase) <= end
             and covered[end - len(phrase)]
@@ -66,6 +71,15 @@ def is_backchannel(text: str, backchannels: Iterable[str] = BACKCHANNELS) -> boo
             for phrase in phrases
         )
     return covered[-1]
+
+
+def peek_prompt(backchannels: Iterable[str] = BACKCHANNELS) -> str:
+    """What the recogniser is told to expect in a peek (whisper's initial prompt): each
+    backchannel as a sentence. Untold, whisper tiny.en hears a short sound as words ("Hmm." as
+    "them.", Piper's spelled-out "Mm-hm" as "and the nature."), and they stop the line; told,
+    it writes them as the backchannels they are, and an interruption's words still as words."""
+    phrases = (phrase.strip() for phrase in backchannels)
+    return " ".join(f"{phrase[:1].upper()}{phrase[1:]}." for phrase in phrases if phrase)
 
 
 @attrs.define

@@ -61,13 +61,14 @@ class Recognised:
 class Recogniser(Protocol):
     """A loaded recogniser. `transcribe` takes one turn as a float32 mono numpy array at
     16 kHz (assist.core never imports numpy) and returns what was said; silence gives
-    empty text. It is called from one thread at a time."""
+    empty text. `prompt` is text the speech is likely to hold (a peek's backchannels, 16.3),
+    a hint a recogniser may ignore. It is called from one thread at a time."""
 
     name: str
     model: str
     """The model it runs, as `session.json`'s `model` names it."""
 
-    def transcribe(self, samples: Any) -> Recognised: ...
+    def transcribe(self, samples: Any, prompt: str = "") -> Recognised: ...
 
     def close(self) -> None: ...
 

@@ -221,6 +221,18 @@ class RecogniserConformance:
         assert got.text == "", f"heard {got.text!r} in {kind}"
         assert got.confidence == 0.0
 
+    def test_told_the_backchannels_it_still_hears_the_lines(self, recogniser: Recogniser) -> None:
+        """A peek's prompt (16.3) leans it towards backchannels: words must stay words."""
+        from assist.core.interruptions import is_backchannel, peek_prompt
+
+        heard = {
+            line: recogniser.transcribe(speak(line), peek_prompt()).text for line in self.lines
+        }
+        assert not any(is_backchannel(text) for text in heard.values()), heard
+        counts = [word_errors(line, heard[line]) for line in self.lines]
+        rate = sum(errors for errors, _ in counts) / sum(words for _, words in counts)
+        assert rate <= self.max_word_error_rate, f"word error rate {rate:.3f}: {heard}"
+
     def test_the_same_turn_twice_gives_the_same_text(
         self, recogniser: Recogniser, heard: dict[str, Recognised]
     ) -> None:

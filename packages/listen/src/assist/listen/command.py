@@ -126,12 +126,14 @@ class _Plan:
     quiet: bool
     events: bool
     echo_reference: Path | None
+    peek_prompt: str
 
 
 def _plan(args: argparse.Namespace) -> _Plan:
     from assist.app.store.config import ConfigFile
     from assist.app.store.paths import config_path, sessions_root
     from assist.app.turn_models import installed_turn_models, load_turn_model
+    from assist.core.interruptions import peek_prompt
     from assist.core.settings import END_SILENCE_RANGE_MS
     from assist.core.turn_ends import PauseRules
     from assist.core.turns import TurnRules
@@ -148,6 +150,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
     plan.quiet = args.quiet
     plan.events = args.events
     plan.echo_reference = args.echo_reference
+    plan.peek_prompt = peek_prompt(settings.interruptions.backchannels)
     end_silence = listen.end_silence_ms if args.end_silence_ms is None else args.end_silence_ms
     low, high = END_SILENCE_RANGE_MS
     if not low <= end_silence <= high:
@@ -242,7 +245,9 @@ def _record(plan: _Plan) -> int:
         warnings.append(text)
         view.note(text)
 
-    recognition = Recognition(plan.recogniser, written, warn, warm_up=True)
+    recognition = Recognition(
+        plan.recogniser, written, warn, warm_up=True, peek_prompt=plan.peek_prompt
+    )
     if plan.turn.warning is not None:
         warn(plan.turn.warning)
     turn_model = _OneAtATime(plan.turn.model)

@@ -65,10 +65,10 @@ HEARD_CONFIDENCE = math.exp(-1)
 (its `log_prob_threshold`, -1 in mean log probability). On a fraction of a second cut from a
 cough, whisper tiny.en makes up "Thank you.", "Okay." or "So." at 0.17-0.36; a user's "wait"
 over the assistant's echo in `assist demo --talk` came at 0.37-0.51, the first words of
-interruptions heard clear ("Wait.", "No.", "Sorry.", "Hold on.") at 0.58-0.93. Piper's
-"Mm-hm", misheard as "and then make it." at 0.43-0.59, gets through and stops a line: a
-missed interruption was judged the worse error (the user cannot get the floor). Words
-said within the hold whose look comes back after it still stop the line (16.3)."""
+interruptions heard clear ("Wait.", "No.", "Sorry.", "Hold on.") at 0.58-0.93, so no floor
+parts Piper's spelled-out "Mm-hm", heard untold as "and then make it." at 0.43-0.59, from
+them: the peek's prompt does (told the backchannels, whisper hears "Mm-hm."). Words said
+within the hold whose look comes back after it still stop the line (16.3)."""
 HEARD_PRE_ROLL_MS = 96
 """Audio before the onset given with it: the onset is where the loud run was confirmed to
 start, and the recogniser needs the word's very beginning."""

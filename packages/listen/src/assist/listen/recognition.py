@@ -17,7 +17,9 @@ server holding its line paused hears the words within the hold: it writes no lin
 text goes to whoever asked. It goes before the turns waiting (their lines can wait a moment,
 a hold cannot), one waiting per track: a newer peek replaces one not yet started, being the
 later news (mostly the same speech and more). A failing peek is dropped; the turn's own
-recognition says why.
+recognition says why. A peek is recognised with `peek_prompt` (the backchannels, 16.3) and a
+turn without: a peek is mostly a sound of a fraction of a second, which whisper untold hears
+as some words, where a turn is whatever was said.
 """
 
 from __future__ import annotations
@@ -77,9 +79,11 @@ class Recognition:
         warn: Callable[[str], None],
         *,
         warm_up: bool = False,
+        peek_prompt: str = "",
     ) -> None:
         self.recogniser = recogniser
         self._warm_up = warm_up
+        self._peek_prompt = peek_prompt
         self._write = write
         self._warn = warn
         self._lock = threading.Condition()
@@ -169,7 +173,7 @@ class Recognition:
 
     def _peek(self, samples: np.ndarray, heard: Heard) -> None:
         try:
-            result = self.recogniser.transcribe(samples)
+            result = self.recogniser.transcribe(samples, self._peek_prompt)
         except Exception:  # the turn's own recognition tries again and reports a failure
             return
         heard(str(result.text).strip(), min(1.0, max(0.0, float(result.confidence or 0.0))))

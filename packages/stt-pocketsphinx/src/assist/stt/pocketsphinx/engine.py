@@ -40,8 +40,9 @@ class PocketsphinxRecogniser:
 
         self._decoder: Any = Decoder(loglevel="FATAL", samprate=SAMPLE_RATE)
 
-    def transcribe(self, samples: Any) -> Recognised:
-        """What was said in one turn of float32 mono 16 kHz samples ("" for nothing)."""
+    def transcribe(self, samples: Any, prompt: str = "") -> Recognised:
+        """What was said in one turn of float32 mono 16 kHz samples ("" for nothing); its
+        fixed grammar takes no `prompt`."""
         import numpy as np
 
         audio = turn_samples(samples)

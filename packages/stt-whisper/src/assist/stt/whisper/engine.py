@@ -2,7 +2,8 @@
 
 Settings measured for a listener on a 2-core machine (issue 11): int8 weights, 2 CPU threads
 (`RecogniserOptions.threads` overrides), greedy decoding (beam 1), no timestamps, English,
-and no conditioning on earlier text, since each turn is recognised on its own. faster-whisper's
+and no conditioning on earlier text, since each turn is recognised on its own (a peek is
+told the backchannels it may be: its `prompt`). faster-whisper's
 own VAD filter stays off: the listener's segmenter has already cut the turn.
 
 The confidence is the mean token probability, exp of the segments' average log
@@ -43,14 +44,16 @@ class WhisperRecogniser:
             str(folder), device="cpu", compute_type="int8", cpu_threads=threads or THREADS
         )
 
-    def transcribe(self, samples: Any) -> Recognised:
-        """What was said in one turn of float32 mono 16 kHz samples ("" for nothing)."""
+    def transcribe(self, samples: Any, prompt: str = "") -> Recognised:
+        """What was said in one turn of float32 mono 16 kHz samples ("" for nothing);
+        `prompt` goes to whisper as the text said before it, which leans it towards those
+        words."""
         audio = turn_samples(samples)
         if self._model is None:
             raise RuntimeError("this recogniser was closed; build a new one")
         if audio.size == 0:
             return Recognised("", 0.0)
-        segments, _ = self._model.transcribe(audio, **DECODING)
+        segments, _ = self._model.transcribe(audio, **DECODING, initial_prompt=prompt or None)
         kept = [segment for segment in segments if segment.text.strip()]
         text = " ".join(segment.text.strip() for segment in kept)
         if not text:
