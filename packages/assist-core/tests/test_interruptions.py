@@ -7,12 +7,12 @@ import itertools
 import pytest
 from assist.core.interruptions import (
     BACKCHANNELS,
-    HESITATIONS,
     HOLD_MS,
     Interruptions,
     is_backchannel,
     peek_prompt,
 )
+from assist.core.words import HESITATIONS
 from hypothesis import given
 from hypothesis import strategies as st
 

@@ -20,6 +20,7 @@ from typing import Literal
 
 import attrs
 from assist.core.answers import answer_words
+from assist.core.words import HESITATIONS
 
 HOLD_MS = 1200
 """How long a paused line waits for words: a backchannel or the first words of a real
@@ -46,11 +47,6 @@ BACKCHANNELS: tuple[str, ...] = (
 )
 """The English backchannels of 16.3, the default of `barge_in.backchannels`: a listener's
 "go on", never a bid for the floor."""
-
-HESITATIONS: tuple[str, ...] = ("uh", "um", "er", "erm", "ah")
-"""Sounds, not words: alone they take no floor, and whisper writes one for a voiced sound it
-cannot place (told the backchannels, it hears the tests' cough as "Uh." at 0.41-0.55). They
-count as nothing heard, as a cough heard as no text does; words after them still stop."""
 
 Action = Literal["pause", "stop", "resume"]
 

@@ -19,7 +19,7 @@ trailing "...", "-" or ",", which counts the same.
 
 from __future__ import annotations
 
-from assist.core.words import normalise_words
+from assist.core.words import HESITATIONS, normalise_words
 
 DETERMINERS = frozenset({"a", "an", "the", "my", "your", "our", "their", "its", "every"})
 CONJUNCTIONS = frozenset(
@@ -34,9 +34,10 @@ PREPOSITIONS = frozenset(
 BE = frozenset({"is", "are", "was", "were", "am"})
 MODALS = frozenset({"can", "could", "should", "would", "will", "must", "might", "may", "shall"})
 RELATIVES = frozenset({"who", "which", "whose", "whom"})
-HESITATIONS = frozenset({"um", "uh", "er", "erm", "uhm"})
 
-MID_PHRASE_WORDS = DETERMINERS | CONJUNCTIONS | PREPOSITIONS | BE | MODALS | RELATIVES | HESITATIONS
+MID_PHRASE_WORDS = (
+    DETERMINERS | CONJUNCTIONS | PREPOSITIONS | BE | MODALS | RELATIVES | frozenset(HESITATIONS)
+)
 """The last words that keep a turn going past a turn model's "complete"."""
 
 BROKEN_OFF = ("...", "…", "-", "—", "–", ",")

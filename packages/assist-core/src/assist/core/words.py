@@ -10,6 +10,11 @@ from __future__ import annotations
 import string
 import unicodedata
 
+HESITATIONS: tuple[str, ...] = ("uh", "um", "er", "erm", "uhm", "ah")
+"""Sounds, not words, as whisper writes them: alone they take no floor (16.3: whisper writes
+one for a voiced sound it cannot place, and told the backchannels it hears the tests' cough as
+"Uh." at 0.41-0.55), and a phrase that ends on one is not over (16.1)."""
+
 KEPT_INSIDE_WORDS = "'’"
 """Apostrophes are dropped rather than turned into spaces, so "don't" stays one word."""
 
