@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from assist.core.echo_reference import RATE_HZ, decode
 from assist.mcp.voice.player import SpeakerPlayer
 from assist.mcp.voice.reference_tee import ReferenceTee
@@ -89,3 +90,28 @@ def test_with_no_listener_the_player_plays_every_line_as_before(tmp_path: Path) 
     finally:
         player.close()
     assert np.count_nonzero(np.concatenate(stream.written)) == round(0.2 * RATE)
+
+
+def test_a_fresh_timeline_is_stamped_with_what_the_device_holds_ahead_never_later(
+    tmp_path: Path,
+) -> None:
+    """The reported latency is a full buffer's: a device just started (or run dry) holds less,
+    and its sound must not come before its stamp (AEC3 cannot take out an echo that does)."""
+    path = tmp_path / "ref.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(path))
+    listener.settimeout(1.0)
+    block = tone(0.05)
+    try:
+        for free_s, stamped in ((1.0, 100.0), (0.01, 100.0 + LATENCY_S - 0.01), (0.0, 100.04)):
+            tee = ReferenceTee(str(path), RATE, LATENCY_S)
+            tee.played(block, 100.0, free_s)
+            tee.played(block, 100.01, 1.0)  # the same timeline: right after the block before
+            first, second = (decode(listener.recv(65_536)) for _ in range(2))
+            tee.close()
+            assert first is not None and second is not None
+            assert first[0] == pytest.approx(stamped)
+            assert second[0] == pytest.approx(stamped + 0.05, abs=0.001)  # the resampler
+            assert first[1] == second[1]
+    finally:
+        listener.close()

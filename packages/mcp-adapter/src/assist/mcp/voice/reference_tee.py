@@ -5,8 +5,12 @@ conversation's listener binds, or that links to the reference socket of the meet
 watches (16.3). Before each block goes to the output stream, the tee resamples it to
 16 kHz (soxr, streaming, QUALITY) and sends it as one datagram (`assist.core.echo_reference`)
 stamped with the monotonic time it will sound: right after the block before it, or, when the device
-ran dry (its write said it underflowed, or nothing was played for GAP_S), now plus the
-stream's output latency. Such a fresh start lands a few milliseconds
+ran dry (its write said it underflowed, or nothing was played for GAP_S), now plus what is
+still queued ahead of it, the least of it: the output latency PortAudio reports is that of
+a full buffer, and a device that has just started or run dry holds less, so its sound came
+sooner than the latency said, before its stamps, where AEC3 cannot take it out
+(benchmarks/README.md). A stamp never later than the sound leaves the echo after its
+reference, which the canceller follows. Such a fresh start lands a few milliseconds
 off the last one (through PulseAudio up to 6 ms from line to line, enough to undo what the
 canceller's filter had learnt), so the player keeps its stream fed with silence between lines
 and that silence goes through the tee too: the timeline then never breaks while the device
@@ -55,11 +59,12 @@ class ReferenceTee:
         self._pending_at = 0.0
         self._pending_timeline = 0
 
-    def played(self, block: np.ndarray, now: float) -> None:
-        """`block` (float32 at the player's rate) is handed to the device at `now`. Sound
-        goes at once; silence waits until SEND_S of it has gathered, since a Unix socket
-        queues only a few datagrams (10 on Linux) for a listener that falls behind."""
-        samples = self._advance(block, now)
+    def played(self, block: np.ndarray, now: float, free_s: float = 0.0) -> None:
+        """`block` (float32 at the player's rate) is handed to the device at `now`, when
+        `free_s` of its buffer was free. Sound goes at once; silence waits until SEND_S of it
+        has gathered, since a Unix socket queues only a few datagrams (10 on Linux) for a
+        listener that falls behind."""
+        samples = self._advance(block, now + max(0.0, self._latency - free_s))
         if self._pending and self._pending_timeline != self._timeline:
             self._flush()  # the silence before the device ran dry, on its own timeline
         if not self._pending:
@@ -81,9 +86,9 @@ class ReferenceTee:
         with contextlib.suppress(OSError):  # no listener, or its queue is full
             self._socket.sendto(encode(self._pending_at, self._pending_timeline, pcm), self._path)
 
-    def _advance(self, block: np.ndarray, now: float) -> np.ndarray:
-        """The block at 16 kHz; `_at` is when its first sample sounds."""
-        due = now + self._latency
+    def _advance(self, block: np.ndarray, due: float) -> np.ndarray:
+        """The block at 16 kHz, sounding at `due` or later; `_at` is when its first sample
+        sounds."""
         if due > self._end + GAP_S:
             self._start, self._sent, self._resample = due, 0, self._resampler()
             self._timeline += 1
