@@ -162,6 +162,7 @@ class EchoCanceller:
         if self.ring.timeline != self._timeline:  # the stamps started afresh
             self._timeline, self._settled, self._heard = self.ring.timeline, False, []
             self.lag = self._learnt_at = None
+            self.filter.relearn()
             if self.filter.needs_lag:
                 self._shift = None
         self._look_for_lag(frame, at)
@@ -210,6 +211,8 @@ class EchoCanceller:
             return
         self.lag = lag
         if self._learnt_at is None or abs(lag - self._learnt_at) >= LAG_JUMP_S:
+            if self._learnt_at is not None:
+                self.filter.relearn()
             self._settled, self._learnt_at = False, lag
             self._learning = [0.0, 0.0, 0.0]
         strayed = None if self._shift is None else lag - self._shift
