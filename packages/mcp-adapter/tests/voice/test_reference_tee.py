@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from assist.core.echo_reference import RATE_HZ, decode
 from assist.mcp.voice.player import SpeakerPlayer
-from assist.mcp.voice.reference_tee import ReferenceTee
+from assist.mcp.voice.reference_tee import MOVED_S, ReferenceTee
 from player_fakes import RATE, PacedStream, tone
 
 LATENCY_S = 0.04
@@ -115,3 +115,28 @@ def test_a_fresh_timeline_is_stamped_with_what_the_device_holds_ahead_never_late
             assert first[1] == second[1]
     finally:
         listener.close()
+
+
+def test_a_block_that_cannot_sound_at_its_place_on_the_timeline_starts_a_fresh_one(
+    tmp_path: Path,
+) -> None:
+    """A gap the device did not report (its write said nothing) would move the echo after its
+    reference within one timeline; the canceller must know it moved."""
+    path = tmp_path / "ref.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(path))
+    listener.settimeout(1.0)
+    tee = ReferenceTee(str(path), RATE, LATENCY_S)
+    try:
+        tee.played(tone(0.05), 100.0, 1.0)
+        tee.played(tone(0.05), 100.0 + 0.05 + MOVED_S / 2, 1.0)  # late, within the bound
+        tee.played(tone(0.05), 100.1 + 2 * MOVED_S, 1.0)  # it cannot sound at its place
+        blocks = [decode(listener.recv(65_536)) for _ in range(3)]
+    finally:
+        tee.close()
+        listener.close()
+    assert all(block is not None for block in blocks)
+    (first, one, _), (second, same, _), (third, other, _) = blocks  # type: ignore[misc]
+    assert (first, one) == (100.0, same)
+    assert second == pytest.approx(100.05, abs=0.001)
+    assert (third, other) == (pytest.approx(100.1 + 2 * MOVED_S), one + 1)
