@@ -6,7 +6,7 @@ let the assistant cut itself off. While the voice helper plays, each 32 ms captu
 through an adaptive filter (`echo_filters`: WebRTC's AEC3, or speexdsp when it cannot load)
 with the reference over the same span of time (`echo_ring`), shifted by the lag found between
 the two (`echo_delay`: the stamps are bounds, the sound never before its reference's stamp nor
-a capture frame after its own, so the echo comes some 5-40 ms after its reference, more than
+a capture frame after its own, so the echo comes some 4-40 ms after its reference, more than
 speex's filter spans) and taken LEAD_S ahead, so an echo that arrives a little sooner still
 lies inside the filter. The lag is found from the first half second of the voice heard, and
 checked again on every further second while it plays (a restarted helper opens a new output

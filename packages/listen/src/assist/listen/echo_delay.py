@@ -2,7 +2,7 @@
 
 The helper stamps each played block with the earliest it can sound and the capture clock says
 the latest each sample can have been heard, so the echo comes after its stamps, by how much
-neither side knows (through PulseAudio 5-40 ms, changing at each restart of the player's
+neither side knows (through PulseAudio 4-40 ms, changing at each restart of the player's
 stream): outside speex's filter, and AEC3 follows only so far. So the canceller listens to the
 voice, finds the lag at which the microphone best matches the reference, and shifts the
 reference by it where the filter needs that; the filter then only has to span the room.

@@ -132,9 +132,6 @@ class OutputStreamLike(Protocol):
 
     def write(self, data: Any) -> Any: ...
 
-    @property
-    def write_available(self) -> int: ...
-
     def stop(self) -> None: ...
 
     def close(self) -> None: ...
@@ -286,11 +283,13 @@ class SpeakerPlayer:
                 self._samples += len(block)
 
     def _free_s(self) -> float:
-        """Seconds of the device's buffer free for writing: nothing known free, the buffer
-        counts as empty, so the reference's stamp is never later than the sound."""
+        """Seconds of the device's buffer free for writing (sounddevice's `write_available`):
+        where that is not known the buffer counts as empty, so the reference's stamp is never
+        later than the sound."""
         try:
-            return self._stream.write_available / self._rate
-        except Exception:  # a device that cannot say (or is failing): the next write tells
+            free = getattr(self._stream, "write_available", None)  # the FIFO's has no buffer
+            return float("inf") if free is None else float(free) / self._rate
+        except Exception:  # a failing device: the write says so
             return float("inf")
 
     def _held(self, epoch: int) -> bool:
