@@ -98,6 +98,9 @@ class Recorded:
     def restart(self) -> None:
         self.filter.restart()
 
+    def relearn(self) -> None:
+        self.filter.relearn()
+
     def cancel(self, microphone: np.ndarray, reference: np.ndarray) -> np.ndarray:
         self.last = self.filter.cancel(microphone, reference)
         return self.last

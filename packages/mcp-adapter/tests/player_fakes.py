@@ -19,6 +19,9 @@ class PacedStream:
         self.stopped = self.closed = False
         self._fail_after = fail_after
 
+    write_available = 0
+    """Its buffer is always full, as a blocking device's is while it plays."""
+
     def write(self, data: np.ndarray) -> bool:
         assert data.dtype == np.float32 and data.shape[1:] == (1,)
         if self._fail_after is not None and len(self.written) >= self._fail_after:

@@ -10,9 +10,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+import pytest
 from assist.core.echo_reference import RATE_HZ, decode
 from assist.mcp.voice.player import SpeakerPlayer
-from assist.mcp.voice.reference_tee import ReferenceTee
+from assist.mcp.voice.reference_tee import MOVED_S, ReferenceTee
 from player_fakes import RATE, PacedStream, tone
 
 LATENCY_S = 0.04
@@ -89,3 +90,53 @@ def test_with_no_listener_the_player_plays_every_line_as_before(tmp_path: Path) 
     finally:
         player.close()
     assert np.count_nonzero(np.concatenate(stream.written)) == round(0.2 * RATE)
+
+
+def test_a_fresh_timeline_is_stamped_with_what_the_device_holds_ahead_never_later(
+    tmp_path: Path,
+) -> None:
+    """The reported latency is a full buffer's: a device just started (or run dry) holds less,
+    and its sound must not come before its stamp (AEC3 cannot take out an echo that does)."""
+    path = tmp_path / "ref.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(path))
+    listener.settimeout(1.0)
+    block = tone(0.05)
+    try:
+        for free_s, stamped in ((1.0, 100.0), (0.01, 100.0 + LATENCY_S - 0.01), (0.0, 100.04)):
+            tee = ReferenceTee(str(path), RATE, LATENCY_S)
+            tee.played(block, 100.0, free_s)
+            tee.played(block, 100.01, 1.0)  # the same timeline: right after the block before
+            first, second = (decode(listener.recv(65_536)) for _ in range(2))
+            tee.close()
+            assert first is not None and second is not None
+            assert first[0] == pytest.approx(stamped)
+            assert second[0] == pytest.approx(stamped + 0.05, abs=0.001)  # the resampler
+            assert first[1] == second[1]
+    finally:
+        listener.close()
+
+
+def test_a_block_that_cannot_sound_at_its_place_on_the_timeline_starts_a_fresh_one(
+    tmp_path: Path,
+) -> None:
+    """A gap the device did not report (its write said nothing) would move the echo after its
+    reference within one timeline; the canceller must know it moved."""
+    path = tmp_path / "ref.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(path))
+    listener.settimeout(1.0)
+    tee = ReferenceTee(str(path), RATE, LATENCY_S)
+    try:
+        tee.played(tone(0.05), 100.0, 1.0)
+        tee.played(tone(0.05), 100.0 + 0.05 + MOVED_S / 2, 1.0)  # late, within the bound
+        tee.played(tone(0.05), 100.1 + 2 * MOVED_S, 1.0)  # it cannot sound at its place
+        blocks = [decode(listener.recv(65_536)) for _ in range(3)]
+    finally:
+        tee.close()
+        listener.close()
+    assert all(block is not None for block in blocks)
+    (first, one, _), (second, same, _), (third, other, _) = blocks  # type: ignore[misc]
+    assert (first, one) == (100.0, same)
+    assert second == pytest.approx(100.05, abs=0.001)
+    assert (third, other) == (pytest.approx(100.1 + 2 * MOVED_S), one + 1)

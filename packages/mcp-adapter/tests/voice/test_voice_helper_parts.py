@@ -129,7 +129,7 @@ class RecordingTee:
     def __init__(self) -> None:
         self.blocks: list[np.ndarray] = []
 
-    def played(self, block: np.ndarray, at: float) -> None:
+    def played(self, block: np.ndarray, at: float, free_s: float = 0.0) -> None:
         self.blocks.append(block.copy())
 
     def ran_dry(self) -> None:

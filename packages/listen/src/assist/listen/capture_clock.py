@@ -3,9 +3,13 @@
 The echo canceller lines the capture up with the played audio by time, so the capture needs
 the moment of each sample on the clock the voice helper stamps its blocks with. A capture
 callback runs some time after its block was complete: a block ending at sample `n` was heard
-no later than `now - input latency`, and later only by how long the callback waited to run.
-So the clock takes the earliest offset (heard time minus sample time) over the first
-FIXED_AFTER_S of the capture, when scheduling delays only ever add to it, and from then on
+no later than the callback's `now`. Not `now - input latency`: through PulseAudio's ALSA
+plugin PortAudio reported 64 ms, far more than the callback waited, and that clock put a click
+22-35 ms before it had even been written, the echo before its reference, which AEC3 cannot
+take out (benchmarks/README.md). A clock that is never early leaves the echo after its
+reference, by as much as the callback waited, which the canceller follows. So the clock
+takes the earliest offset (heard time minus sample time) over the first FIXED_AFTER_S of the
+capture, when scheduling delays only ever add to it, and from then on
 counts samples: every later change of the offset moved all stamps by a few milliseconds,
 which undid what the canceller had learnt. A sound card's clock drifting from the machine's
 is followed by the canceller's own lag, checked every second of the voice.

@@ -5,17 +5,18 @@ speakers close to the microphone: louder than the barge-in gate, so on its own t
 let the assistant cut itself off. While the voice helper plays, each 32 ms capture frame goes
 through an adaptive filter (`echo_filters`: WebRTC's AEC3, or speexdsp when it cannot load)
 with the reference over the same span of time (`echo_ring`), shifted by the lag found between
-the two (`echo_delay`: the latencies the stamps rest on can be off by more than speex's filter
-spans, and AEC3 cannot take out an echo that comes before its reference, as through PulseAudio
-it came some 100 ms before its stamps) and taken LEAD_S ahead, so an echo that arrives a little
-sooner still lies inside the filter. The lag is found from the first half second of the voice
-heard, and checked again on every further second while it plays (a restarted helper opens a
-new output stream, with latencies of its own); when the helper's device ran dry and started
-again (a new timeline), it is looked for afresh. Speex waits for the lag, its frames passing
-untouched, and follows it to the sample. AEC3 cancels from the first frame with the stamps as
-they are (or the last lag found), and a lag found is taken out only when the echo would come
-before its reference or further after it than AEC3 follows by itself: each shift sets its own
-delay estimate learning afresh (a 40 ms shift cost it 2 s).
+the two (`echo_delay`: the stamps are bounds, the sound never before its reference's stamp nor
+a capture frame after its own, so the echo comes some 4-40 ms after its reference, more than
+speex's filter spans) and taken LEAD_S ahead, so an echo that arrives a little sooner still
+lies inside the filter. The lag is found from the first half second of the voice heard, and
+checked again on every further second while it plays (a restarted helper opens a new output
+stream, with latencies of its own); when the helper's device ran dry and started again (a new
+timeline), it is looked for afresh. Speex waits for the lag, its frames passing untouched, and
+follows it to the sample. AEC3 cancels from the first frame with the stamps as they are (or
+the last lag found), and a lag found is taken out only when the echo would come before its
+reference (AEC3 cannot take out such an echo: stamps that put it there are wrong) or further
+after it than AEC3 follows by itself. Where the echo moved, by a new timeline or a lag that
+jumped, the filter starts afresh (`Filter.relearn`).
 
 Speex's preprocessor (residual echo suppression) stays off: it took the user's own loud
 frames apart while the voice played, and the user talking over the line is what barge-in is
@@ -77,9 +78,9 @@ out before a loud onset is trusted."""
 WAIT_S = 0.15
 """Longest a frame waits for reference still to come: the helper hands the device its blocks
 ahead of their time, but a starved writer thread can fall behind the capture. The wait comes
-before deciding whether the voice plays: a line's first echo (through PulseAudio it came some
-100 ms before its stamps) once reached the listener ahead of its reference, passed uncancelled
-and cut its own line 0.6 s in (1 of 50 at load 1-2, 1 of 4 with both cores busy)."""
+before deciding whether the voice plays: a line's first echo (through PulseAudio it then came
+some 100 ms before its stamps) once reached the listener ahead of its reference, passed
+uncancelled and cut its own line 0.6 s in (1 of 50 at load 1-2, 1 of 4 with both cores busy)."""
 LIVE_S = 1.0
 """Reference that ended longer ago than this before a frame is not coming: the helper
 stopped, so the frame does not wait."""
@@ -162,6 +163,7 @@ class EchoCanceller:
         if self.ring.timeline != self._timeline:  # the stamps started afresh
             self._timeline, self._settled, self._heard = self.ring.timeline, False, []
             self.lag = self._learnt_at = None
+            self.filter.relearn()
             if self.filter.needs_lag:
                 self._shift = None
         self._look_for_lag(frame, at)
@@ -210,6 +212,8 @@ class EchoCanceller:
             return
         self.lag = lag
         if self._learnt_at is None or abs(lag - self._learnt_at) >= LAG_JUMP_S:
+            if self._learnt_at is not None:
+                self.filter.relearn()
             self._settled, self._learnt_at = False, lag
             self._learning = [0.0, 0.0, 0.0]
         strayed = None if self._shift is None else lag - self._shift

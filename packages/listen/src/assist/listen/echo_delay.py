@@ -1,11 +1,11 @@
 """How far the echo is from where the stamps put it, found by cross-correlation (14.2).
 
-The helper stamps each played block with when it should sound and the capture clock says when
-each sample was heard, but both rest on the latencies PortAudio reports, and through
-PulseAudio those were off by about 100 ms (the echo came that much sooner than the stamps
-said): far outside the canceller's filter. So the canceller first listens to a second of the
+The helper stamps each played block with the earliest it can sound and the capture clock says
+the latest each sample can have been heard, so the echo comes after its stamps, by how much
+neither side knows (through PulseAudio 4-40 ms, changing at each restart of the player's
+stream): outside speex's filter, and AEC3 follows only so far. So the canceller listens to the
 voice, finds the lag at which the microphone best matches the reference, and shifts the
-reference by it; the filter then only has to span the room.
+reference by it where the filter needs that; the filter then only has to span the room.
 """
 
 from __future__ import annotations

@@ -53,6 +53,9 @@ class Filter(Protocol):
     def restart(self) -> None:
         """The next frame does not follow the last one (frames passed untouched between)."""
 
+    def relearn(self) -> None:
+        """The echo moved (a new timeline, or a new lag): forget the path learnt so far."""
+
 
 class Aec3Filter:
     """WebRTC's AEC3 through `pywebrtc-audio`."""
@@ -81,6 +84,15 @@ class Aec3Filter:
         self._processor = AudioProcessor(sample_rate=RATE_HZ, echo_cancellation=True)
         silence = np.zeros(AEC3_CHUNK, np.int16)
         self._processor.process(silence, silence)  # a broken wheel fails here, not mid-line
+        self.restart()
+
+    def relearn(self) -> None:
+        """A fresh AEC3: one that had learnt the old path followed a move of 2-20 ms by itself
+        at 10-20 dB for 1-2 s, where a fresh one took 35-50 dB out within the second
+        (benchmarks/README.md)."""
+        from pywebrtc_audio import AudioProcessor
+
+        self._processor = AudioProcessor(sample_rate=RATE_HZ, echo_cancellation=True)
         self.restart()
 
     def restart(self) -> None:
@@ -113,6 +125,10 @@ class SpeexFilter:
     """Speex leaves the user's words as they were: at 0.2 its residue opened loud onsets."""
 
     def __init__(self) -> None:
+        self.relearn()
+
+    def relearn(self) -> None:
+        """Fresh taps: those of the old lag fit no other (1-2 dB more than relearning them)."""
         from pyaec import Aec
 
         self._aec = Aec(SPEEX_PART, round(SPEEX_FILTER_S * RATE_HZ), RATE_HZ, False)

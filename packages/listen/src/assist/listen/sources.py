@@ -80,11 +80,10 @@ class DeviceSource(Source):
         self._statuses: set[str] = set()
         self._clock = self.clock = CaptureClock()
         self._frames = 0
-        self._latency = 0.0
 
     def _callback(self, indata: np.ndarray, frames: int, _time: Any, status: Any) -> None:
         self._frames += frames
-        self._clock.observe(self._frames / self.rate, time.monotonic() - self._latency)
+        self._clock.observe(self._frames / self.rate, time.monotonic())
         if status:
             self._statuses.add(str(status))
         try:
@@ -109,7 +108,6 @@ class DeviceSource(Source):
                 callback=self._callback,
                 finished_callback=self._finished.set,
             )
-            self._latency = float(stream.latency)
             stream.start()
         except AudioUnavailable as unavailable:
             raise CaptureError(str(unavailable)) from None

@@ -34,6 +34,9 @@ class OutputStream:
         log = os.environ.get("FAKE_DEVICE_LOG")
         self._log = open(log, "ab") if log else None  # noqa: SIM115 - open for the stream's life
 
+    write_available = 0
+    """Its buffer is always full, as a blocking device's is while it plays."""
+
     def start(self) -> None:
         pass
 

@@ -144,6 +144,7 @@ class SpeakerPlayer:
         self, stream: OutputStreamLike, sample_rate: int, tee: ReferenceTee | None = None
     ) -> None:
         self._stream = stream
+        self._rate = sample_rate
         self._tee = tee
         self._block = max(1, round(sample_rate * BLOCK_S))
         self._idle = np.zeros(max(1, round(sample_rate * IDLE_S)), dtype=np.float32)
@@ -263,7 +264,7 @@ class SpeakerPlayer:
         """Silence between lines, so the stream's timeline (the tee's stamps) never breaks."""
         assert self._tee is not None
         try:
-            self._tee.played(self._idle, time.monotonic())
+            self._tee.played(self._idle, time.monotonic(), self._free_s())
             if self._stream.write(self._idle.reshape(-1, 1)):
                 self._tee.ran_dry()
         except Exception:  # a failing device is reported by the next line that plays
@@ -275,11 +276,21 @@ class SpeakerPlayer:
                 return
             block = chunk[start : start + self._block]
             if self._tee is not None:
-                self._tee.played(block, time.monotonic())
+                self._tee.played(block, time.monotonic(), self._free_s())
             if self._stream.write(block.reshape(-1, 1)) and self._tee is not None:
                 self._tee.ran_dry()  # the write returns whether the device underflowed
             with self._changed:
                 self._samples += len(block)
+
+    def _free_s(self) -> float:
+        """Seconds of the device's buffer free for writing (sounddevice's `write_available`):
+        where that is not known the buffer counts as empty, so the reference's stamp is never
+        later than the sound."""
+        try:
+            free = getattr(self._stream, "write_available", None)  # the FIFO's has no buffer
+            return float("inf") if free is None else float(free) / self._rate
+        except Exception:  # a failing device: the write says so
+            return float("inf")
 
     def _held(self, epoch: int) -> bool:
         """Wait out a pause before the next block; False once a cut ended this chunk."""

@@ -5,8 +5,13 @@ conversation's listener binds, or that links to the reference socket of the meet
 watches (16.3). Before each block goes to the output stream, the tee resamples it to
 16 kHz (soxr, streaming, QUALITY) and sends it as one datagram (`assist.core.echo_reference`)
 stamped with the monotonic time it will sound: right after the block before it, or, when the device
-ran dry (its write said it underflowed, or nothing was played for GAP_S), now plus the
-stream's output latency. Such a fresh start lands a few milliseconds
+ran dry (its write said it underflowed, or the block cannot sound until MOVED_S after its
+place on the timeline), now plus the least
+that can be queued ahead of it: the output latency PortAudio reports less the part of the
+buffer still free. The latency is a full buffer's, and a device that has just started or run
+dry holds less, its sound then sooner than the latency says. A stamp never later than the
+sound leaves the echo after its reference, which AEC3 takes out; before it, it cannot
+(benchmarks/README.md). Such a fresh start lands a few milliseconds
 off the last one (through PulseAudio up to 6 ms from line to line, enough to undo what the
 canceller's filter had learnt), so the player keeps its stream fed with silence between lines
 and that silence goes through the tee too: the timeline then never breaks while the device
@@ -31,9 +36,11 @@ qualities hold back up to 100 ms and let it out in bursts, later than the cancel
 reference. An echo canceller does without their stopband."""
 SEND_S = 0.05
 """Silence gathered into one datagram: as long as a block of sound."""
-GAP_S = 0.25
-"""A block due this much after the previous one ends follows a gap in playback even if the
-device did not say it ran dry: its stamp starts afresh from the output latency."""
+MOVED_S = 0.03
+"""A block that cannot sound until this much after its place on the timeline follows a gap in
+playback the device did not report (through PulseAudio, under load, gaps of 50 ms moved the echo
+within a timeline; the least queued ahead runs past the stamps by 8-24 ms without one): its
+stamp starts afresh, so the canceller knows at once that the echo moved."""
 
 
 class ReferenceTee:
@@ -47,7 +54,7 @@ class ReferenceTee:
         self._socket.setblocking(False)
         self._start = 0.0
         self._sent = 0  # 16 kHz samples since `_start`
-        self._end = float("-inf")  # when the last block stops sounding
+        self._dry = False  # the device said it ran dry
         self._resample: Any = None  # made with the first block
         self._at = 0.0
         self._timeline = 0
@@ -55,11 +62,12 @@ class ReferenceTee:
         self._pending_at = 0.0
         self._pending_timeline = 0
 
-    def played(self, block: np.ndarray, now: float) -> None:
-        """`block` (float32 at the player's rate) is handed to the device at `now`. Sound
-        goes at once; silence waits until SEND_S of it has gathered, since a Unix socket
-        queues only a few datagrams (10 on Linux) for a listener that falls behind."""
-        samples = self._advance(block, now)
+    def played(self, block: np.ndarray, now: float, free_s: float = 0.0) -> None:
+        """`block` (float32 at the player's rate) is handed to the device at `now`, when
+        `free_s` of its buffer was free. Sound goes at once; silence waits until SEND_S of it
+        has gathered, since a Unix socket queues only a few datagrams (10 on Linux) for a
+        listener that falls behind."""
+        samples = self._advance(block, now + max(0.0, self._latency - free_s))
         if self._pending and self._pending_timeline != self._timeline:
             self._flush()  # the silence before the device ran dry, on its own timeline
         if not self._pending:
@@ -70,7 +78,7 @@ class ReferenceTee:
 
     def ran_dry(self) -> None:
         """The device reported an underflow: the next block starts a fresh timeline."""
-        self._end = float("-inf")
+        self._dry = True
 
     def _flush(self) -> None:
         samples = np.concatenate(self._pending) if self._pending else np.zeros(0, np.float32)
@@ -81,13 +89,12 @@ class ReferenceTee:
         with contextlib.suppress(OSError):  # no listener, or its queue is full
             self._socket.sendto(encode(self._pending_at, self._pending_timeline, pcm), self._path)
 
-    def _advance(self, block: np.ndarray, now: float) -> np.ndarray:
-        """The block at 16 kHz; `_at` is when its first sample sounds."""
-        due = now + self._latency
-        if due > self._end + GAP_S:
+    def _advance(self, block: np.ndarray, due: float) -> np.ndarray:
+        """The block at 16 kHz, sounding at `due` or later; `_at` is when its first sample
+        sounds."""
+        if self._dry or due > self._start + self._sent / RATE_HZ + MOVED_S:
             self._start, self._sent, self._resample = due, 0, self._resampler()
-            self._timeline += 1
-        self._end = max(due, self._end) + len(block) / self._rate
+            self._timeline, self._dry = self._timeline + 1, False
         samples: np.ndarray = self._resample(block.astype(np.float32))
         self._at = self._start + self._sent / RATE_HZ
         self._sent += len(samples)
