@@ -103,7 +103,7 @@ def test_the_turn_model_told_a_verdict_in_each_phrase_and_the_silence_rule_none(
     for phrase in model["phrases"]:
         assert phrase["verdicts"], phrase
         for verdict in phrase["verdicts"]:
-            assert verdict["kind"] in ("complete", "incomplete", "late")
+            assert verdict["kind"] in ("complete", "incomplete", "late", "held")
             assert verdict["place"] in ("pause", "end", "speech")
             assert isinstance(verdict["said_complete"], bool)
     assert all(phrase["verdicts"] == [] for phrase in silence["phrases"])
