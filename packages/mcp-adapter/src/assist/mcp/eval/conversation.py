@@ -5,7 +5,7 @@ arrives (a reader thread, so every read has a bound and a server that hangs fail
 instead of holding it). `Conversation` writes a config of its own into a folder, starts the
 server with the environment it is given (where the listener hears and the voice plays) and
 starts a conversation; its tools are plain calls, JSON in and out, and its log is read back
-from the session folder. `assist eval --echo` runs one per set; the benchmarks run theirs.
+from the session folder. `assist eval --echo-set` runs one per set; the benchmarks run theirs.
 """
 
 from __future__ import annotations
@@ -19,6 +19,8 @@ import threading
 import time
 from pathlib import Path
 from typing import IO, Any
+
+from assist.core import environment
 
 ASSIST = Path(sys.executable).parent / "assist"
 """The `assist` of the running interpreter's environment."""
@@ -128,9 +130,9 @@ class Conversation:
         self.client = Client(
             [str(ASSIST), *command],
             {
-                "ASSIST_CONFIG": str(config),
-                "ASSIST_HOME": str(root / "sessions"),
-                "ASSIST_VOICE_CACHE": str(root / "cache"),
+                environment.CONFIG.name: str(config),
+                environment.HOME.name: str(root / "sessions"),
+                environment.VOICE_CACHE.name: str(root / "cache"),
                 **env,
             },
         )
