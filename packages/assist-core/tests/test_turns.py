@@ -14,7 +14,7 @@ from assist.core.turns import (
     TurnRules,
     TurnSegmenter,
 )
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 SPEECH, MURMUR, SILENCE = 0.9, 0.4, 0.05
@@ -370,8 +370,18 @@ def test_a_turn_ends_only_after_the_whole_end_of_turn_silence(case):
         assert all(prob < rules.end_prob for prob in silence)
 
 
+CUT_IN_A_PAUSE = (
+    TurnRules(frame_ms=10, start_ms=10, end_silence_ms=50, min_speech_ms=0, pre_roll_ms=0,
+              max_turn_ms=60, cut_window_ms=30),
+    [0.0] * 117 + [0.5] * 7 + [0.0] * 4 + [0.35] * 2,
+    [0.0] * 129 + [0.01],
+)  # fmt: skip
+"""Found by hypothesis: the rest of a cut begins in a pause and is cut again on its silence."""
+
+
 @settings(max_examples=300, deadline=None)
 @given(inputs())
+@example(CUT_IN_A_PAUSE)
 def test_kept_turns_hold_enough_speech_and_dropped_ones_too_little(case):
     """Enough is `min_speech_ms`, or any speech for the rest of a cut turn."""
     rules, probs, levels = case

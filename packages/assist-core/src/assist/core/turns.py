@@ -24,7 +24,9 @@ Two rules watch every turn in progress: one reaching `max_turn_ms` from its onse
 (`TurnEnded(cut=True)`, always kept) at its pause if it is paused, else at the quietest
 frame of its last `cut_window_ms`, and the rest carries on as the next turn from exactly
 that frame, with no pre-roll and no `SpeechStarted` of its own; that rest is kept if it
-holds any speech at all (it is the end of something said). `finish` ends the turn in progress at
+holds any speech at all (it is the end of something said). A rest begun in a pause may hold
+nothing but silence before its own cut: it is not cut then, its silence joins no turn and the
+rest starts afresh where the cut would have been. `finish` ends the turn in progress at
 the end of the input, so nothing said is lost.
 
 The events of one turn read, in order::
@@ -338,6 +340,9 @@ class TurnSegmenter:
             offset = min(range(len(levels)), key=lambda index: (levels[index], -index))
             at = first + offset
             rest_speech = sum(speech for _, speech in list(self._recent)[offset:])
+        if turn.speech == rest_speech:  # nothing said before `at` (a rest begun in a pause):
+            turn.start = turn.onset = at  # no turn to cut off; the silence joins none
+            return []
         turn.speech -= rest_speech
         events = self._close(at, cut=True)
         rest = _Turn(at, at, rest_speech, least_speech=1)
