@@ -28,6 +28,16 @@ def test_two_or_three_of_its_lines_merged_into_one_are_all_echo() -> None:
     assert without_said(heard, three) == ""
 
 
+def test_a_line_of_a_word_or_two_said_before_others_goes_with_their_echo() -> None:
+    """The echo set: "Sure." then two lines, heard as one line; "Sure," is no stretch of its
+    own, and was handed to the agent as the user's."""
+    said = ["Sure.", "Let me look that up.", "The library closes at eight tonight."]
+    heard = "Sure, let me look that up. The library closes at 8 tonight."
+    assert without_said(heard, said) == "Sure,"
+    assert users_words(heard, said) == ""
+    assert users_words("Sure.", said) == "Sure."  # alone it may be the user's own word
+
+
 def test_a_word_or_two_misheard_inside_or_at_the_edges_of_its_line_stays_echo() -> None:
     question = "Shall I throw away the cracked flower pots?"
     assert without_said("Shall I throw away the correct flower pot.", [question]) == ""
@@ -84,6 +94,15 @@ def test_a_line_made_only_of_lines_it_said_is_all_echo(
 ) -> None:
     heard = data.draw(st.lists(st.sampled_from(said), min_size=1, max_size=3))
     assert without_said(" ".join(heard), said) == ""
+
+
+@given(SAID_LINE, st.lists(SAID_WORD, min_size=1, max_size=2, unique=True), st.booleans())
+def test_a_short_line_it_said_beside_a_longer_one_is_echo_with_it(
+    said: str, short: list[str], first: bool
+) -> None:
+    brief = " ".join(short)
+    line = f"{brief} {said}" if first else f"{said} {brief}"
+    assert users_words(line, [said, brief]) == ""
 
 
 @given(SAID_LINE, USER_LINE, st.booleans())

@@ -184,12 +184,17 @@ def users_words(line: str, said: Sequence[str], notices: Sequence[str] = ()) -> 
     The echo of a notice is 6.3's reverse test on the whole line. Otherwise the stretches of
     `said` are taken out, and what is left is judged by 6.2's share; a line that is an echo by
     that share as a whole keeps a rest only of 3 words or more, since a word or two beside the
-    echo cannot be told from a misrecognition ("Thank you." after the line)."""
+    echo cannot be told from a misrecognition ("Thank you." after the line). A line said of
+    fewer than 3 words ("Sure.") makes no stretch of its own, so a rest that is exactly one of
+    them, beside a stretch taken out, is its echo too ("Sure, let me look that up.")."""
     if any(is_notice_echo(line, notice) for notice in notices):
         return ""
     rest = without_said(line, said)
     if is_echo(rest, said):
         return ""
     if len(tokens(rest)) < SHORTEST_ECHO and is_echo(line, said):
+        return ""
+    short = [tokens(text) for text in said if len(tokens(text)) < SHORTEST_ECHO]
+    if rest != line.strip() and tokens(rest) in short:
         return ""
     return rest
