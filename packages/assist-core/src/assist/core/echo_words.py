@@ -111,7 +111,9 @@ def _stretches(heard: Sequence[str | None], said: Sequence[str]) -> list[_Stretc
 
 def _marked(heard: Sequence[str], said: Sequence[str]) -> list[bool]:
     """For each heard word, whether it is the assistant's. The stretch matching most words,
-    of any said line, is taken first and the rest looked for in what is still unmarked, so a
+    of any said line, is taken first (of equals, the one with fewest gaps: a line heard whole
+    before another line's scattered match of the same words), and the rest looked for in what
+    is still unmarked, so a
     line is found in its own echo rather than in another's, and once for each time heard."""
     marks = [False] * len(heard)
     lines = [[word.token for word in _words(text)] for text in said]
@@ -121,7 +123,7 @@ def _marked(heard: Sequence[str], said: Sequence[str]) -> list[bool]:
         found = [stretch for words in lines for stretch in _stretches(left, words)]
         if not found:
             break
-        best = max(found, key=lambda stretch: stretch.matched)
+        best = max(found, key=lambda s: (s.matched, s.matched / (s.end - s.start)))
         marks[best.start : best.end] = [True] * (best.end - best.start)
         stretches.append(best)
     for stretch in stretches:
