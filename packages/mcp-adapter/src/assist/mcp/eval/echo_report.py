@@ -23,7 +23,14 @@ from collections.abc import Callable, Sequence
 from assist.core.echo_scoring import own_line
 from assist.mcp.eval.echo import PlaceResult, TrialRun
 from assist.mcp.eval.echo_views import GOALS, HEADINGS, KIND_LABELS, cells
-from assist.mcp.eval.report import html_page, svg_axis, svg_legend, svg_text
+from assist.mcp.eval.report import (
+    set_page,
+    svg_axis,
+    svg_legend,
+    svg_open,
+    svg_text,
+    table_html,
+)
 
 PX_PER_S = 50
 """A pause 100 ms after a sound shows as 5 px."""
@@ -61,10 +68,7 @@ def echo_timeline_svg(result: PlaceResult) -> str:
 
     bottom = TOP + ROW_H * len(result.runs)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif" '
-        'font-size="12">',
-        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+        *svg_open(width, height),
         svg_text(LEFT, 20, _headline(result), size=14, weight="bold"),
         *_legend(LEFT, 42),
         *svg_axis(LEFT, TOP, bottom, span, x, 1),
@@ -85,17 +89,14 @@ def echo_timeline_svg(result: PlaceResult) -> str:
 
 def echo_page(set_name: str, description: str, results: Sequence[PlaceResult], caption: str) -> str:
     """The report's page: the table, then a timeline per room."""
-    title = f"assist eval --echo-set {set_name}"
-    body = [
-        f"<h1>{html.escape(title)}</h1>",
-        f"<p>{html.escape(description)}; {html.escape(caption)}</p>",
-        _table_html(results),
-        f"<p>{html.escape(GOALS)}</p>",
-    ]
-    for result in results:
-        body.append(f"<h2>{html.escape(result.place.label)}</h2>")
-        body.append(f'<div class="timeline">{echo_timeline_svg(result)}</div>')
-    return html_page(title, "\n".join(body))
+    rows = [cells(result, kind) for result in results for kind in result.score.kinds]
+    return set_page(
+        f"assist eval --echo-set {set_name}",
+        f"{description}; {caption}",
+        table_html(HEADINGS, rows),
+        GOALS,
+        ((result.place.label, echo_timeline_svg(result)) for result in results),
+    )
 
 
 def _row(run: TrialRun, x: Callable[[float], float], top: float) -> list[str]:
@@ -158,13 +159,3 @@ def _legend(left: float, y: float) -> list[str]:
         ("the person's", COLOURS["person"]),
     ]
     return svg_legend(left, y, keys, COLOURS["paused"], "paused · green resumed · red stopped")
-
-
-def _table_html(results: Sequence[PlaceResult]) -> str:
-    head = "".join(f"<th>{html.escape(heading)}</th>" for heading in HEADINGS)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in cells(result, kind)) + "</tr>"
-        for result in results
-        for kind in result.score.kinds
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"

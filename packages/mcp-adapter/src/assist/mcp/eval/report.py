@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import html
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence, Set
 from pathlib import Path
 
 from assist.core.scoring import Stretch
@@ -64,10 +64,7 @@ def timeline_svg(result: MeetingResult) -> str:
 
     bottom = TOP + ROW_H * len(tracks)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" '
-        f'viewBox="0 0 {WIDTH} {height}" font-family="DejaVu Sans, Arial, sans-serif" '
-        'font-size="12">',
-        f'<rect width="{WIDTH}" height="{height}" fill="#ffffff"/>',
+        *svg_open(WIDTH, height),
         svg_text(LEFT, 20, _headline(result), size=14, weight="bold"),
         *_legend(LEFT, 42),
     ]
@@ -309,16 +306,49 @@ def svg_text(
 
 
 def _table_html(table: Sequence[Row]) -> str:
-    head = "".join(f"<th>{html.escape(heading)}</th>" for heading in HEADINGS)
-    body = []
-    for row in table:
-        kind = ' class="total"' if row.meeting == "total" else ""
-        body.append(
-            f"<tr{kind}>"
-            + "".join(f"<td>{html.escape(cell)}</td>" for cell in cells(row))
-            + "</tr>"
-        )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    totals = {number for number, row in enumerate(table) if row.meeting == "total"}
+    return table_html(HEADINGS, [cells(row) for row in table], totals)
+
+
+def table_html(
+    headings: Sequence[str], rows: Sequence[Sequence[str]], totals: Set[int] = frozenset()
+) -> str:
+    """A table of text cells; the rows numbered in `totals` bold, as a total's."""
+    head = "".join(f"<th>{html.escape(heading)}</th>" for heading in headings)
+    body = "".join(
+        ('<tr class="total">' if number in totals else "<tr>")
+        + "".join(f"<td>{html.escape(cell)}</td>" for cell in row)
+        + "</tr>"
+        for number, row in enumerate(rows)
+    )
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def set_page(
+    title: str,
+    lead: str,
+    table: str,
+    goals: str,
+    timelines: Iterable[tuple[str, str]],
+) -> str:
+    """A built-in set's page (`--turns`, `--echo-set`): the lead, the table, the goals, then
+    each (heading, SVG) timeline under its heading."""
+    body = [f"<h1>{html.escape(title)}</h1>", f"<p>{html.escape(lead)}</p>", table]
+    body.append(f"<p>{html.escape(goals)}</p>")
+    for heading, svg in timelines:
+        body.append(f"<h2>{html.escape(heading)}</h2>")
+        body.append(f'<div class="timeline">{svg}</div>')
+    return html_page(title, "\n".join(body))
+
+
+def svg_open(width: float, height: float) -> list[str]:
+    """A timeline picture's opening tag and its white ground; the caller closes it."""
+    return [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif" '
+        'font-size="12">',
+        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+    ]
 
 
 def html_page(title: str, body: str) -> str:

@@ -23,7 +23,14 @@ import html
 from collections.abc import Sequence
 
 from assist.core.turn_scoring import Kind
-from assist.mcp.eval.report import html_page, svg_axis, svg_legend, svg_text
+from assist.mcp.eval.report import (
+    set_page,
+    svg_axis,
+    svg_legend,
+    svg_open,
+    svg_text,
+    table_html,
+)
 from assist.mcp.eval.turn_views import GOALS, HEADINGS, cells
 from assist.mcp.eval.turns import ConfigResult, Recording
 
@@ -75,10 +82,7 @@ def turn_timeline_svg(recording: Recording, result: ConfigResult) -> str:
 
     bottom = TOP + ROW_H * len(TRACKS)
     parts = [
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
-        f'viewBox="0 0 {width} {height}" font-family="DejaVu Sans, Arial, sans-serif" '
-        'font-size="12">',
-        f'<rect width="{width}" height="{height}" fill="#ffffff"/>',
+        *svg_open(width, height),
         svg_text(LEFT, 20, _headline(result), size=14, weight="bold"),
         *_legend(LEFT, 42),
     ]
@@ -161,17 +165,13 @@ def turns_page(
     caption: str,
 ) -> str:
     """The report's page: the table, then a timeline per configuration."""
-    title = f"assist eval --turns {set_name}"
-    body = [
-        f"<h1>{html.escape(title)}</h1>",
-        f"<p>{html.escape(description)}; {html.escape(caption)}</p>",
-        _table_html(results),
-        f"<p>{html.escape(GOALS)}</p>",
-    ]
-    for result in results:
-        body.append(f"<h2>{html.escape(result.config.label)}</h2>")
-        body.append(f'<div class="timeline">{turn_timeline_svg(recording, result)}</div>')
-    return html_page(title, "\n".join(body))
+    return set_page(
+        f"assist eval --turns {set_name}",
+        f"{description}; {caption}",
+        table_html(HEADINGS, [cells(result) for result in results]),
+        GOALS,
+        ((result.config.label, turn_timeline_svg(recording, result)) for result in results),
+    )
 
 
 def _headline(result: ConfigResult) -> str:
@@ -212,12 +212,3 @@ def _legend(left: float, y: float) -> list[str]:
         ("line of a cut phrase", COLOURS["cut"]),
     ]
     return svg_legend(left, y, keys, COLOURS["end"], "turn ended · dot: line written")
-
-
-def _table_html(results: Sequence[ConfigResult]) -> str:
-    head = "".join(f"<th>{html.escape(heading)}</th>" for heading in HEADINGS)
-    body = "".join(
-        "<tr>" + "".join(f"<td>{html.escape(cell)}</td>" for cell in cells(result)) + "</tr>"
-        for result in results
-    )
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
