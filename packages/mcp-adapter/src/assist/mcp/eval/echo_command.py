@@ -10,25 +10,20 @@ and a trial timeline per room.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from assist.mcp.eval.echo import EchoUnavailable, PlaceResult, TrialRun, load_phrases, run_echo
+from assist.mcp.eval.echo import EchoUnavailable, TrialRun, load_phrases, run_echo
 from assist.mcp.eval.echo_report import echo_page
 from assist.mcp.eval.echo_rooms import PLACES
 from assist.mcp.eval.echo_sets import ECHO_SETS
 from assist.mcp.eval.echo_views import GOALS, HEADINGS, KIND_LABELS, cells, run_view, summary_view
-from assist.mcp.eval.report import write_report
-from assist.mcp.eval.turn_command import load_average
+from assist.mcp.eval.set_output import finish, load_average, load_text, set_table, unwritable
 from rich.console import Console
-from rich.table import Table
 
 REPORT_PAGE = "echo.html"
 MINUTES_PER_ROUND = 1.0
@@ -81,11 +76,7 @@ def echo_command(
         progress.print(f"assist eval: {error}", style="red")
         return 2
     except OSError as error:
-        progress.print(
-            f"assist eval: cannot write the report into {args.report}: {error}; give --report "
-            "a folder that can be made or written",
-            style="red",
-        )
+        progress.print(unwritable(args.report, error), style="red")
         return 2
     places = [PLACES[room] for room in echo_set.rooms]
     progress.print(
@@ -111,43 +102,28 @@ def echo_command(
         "run_s": round(time.monotonic() - started, 1),
     }
     caption = _caption(settings)
-    if args.report is not None:
-        page = echo_page(echo_set.name, echo_set.description, results, caption)
-        write_report(args.report, {REPORT_PAGE: page})
-    if args.json:
-        out = {
-            **settings,
-            "summary": [row for result in results for row in summary_view(result)],
-            "trials": [run_view(run) for result in results for run in result.runs],
-            "warnings": {result.place.room: list(result.warnings) for result in results},
-            "failures": [{"room": place.room, "error": error} for place, error in failures],
-            "report": None if args.report is None else str(args.report.resolve() / REPORT_PAGE),
-            "workdir": str(workroot) if args.workdir else None,
-        }
-        sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
-    else:
-        wide = None if sys.stdout.isatty() else TABLE_WIDTH
-        plain(width=wide).print(echo_table(results, caption))
-        if args.report is not None:
-            progress.print(f"report: {args.report.resolve() / REPORT_PAGE}")
-    if args.workdir is None:
-        shutil.rmtree(workroot, ignore_errors=True)
-    for place, why in failures:
-        progress.print(f"assist eval: {place.label} did not run: {why}", style="red")
-    return 1 if failures else 0
-
-
-def echo_table(results: list[PlaceResult], caption: str) -> Table:
-    """The figures, a row per room and kind of trial (rich)."""
-    shown = Table(title="assist eval --echo-set", title_justify="left")
-    for number, heading in enumerate(HEADINGS):
-        shown.add_column(heading, justify="left" if number < 2 else "right")
-    for result in results:
-        for kind in result.score.kinds:
-            shown.add_row(*cells(result, kind))
-    shown.caption = f"{caption} · {GOALS}"
-    shown.caption_justify = "left"
-    return shown
+    rows = [cells(result, kind) for result in results for kind in result.score.kinds]
+    out = {
+        **settings,
+        "summary": [row for result in results for row in summary_view(result)],
+        "trials": [run_view(run) for result in results for run in result.runs],
+        "warnings": {result.place.room: list(result.warnings) for result in results},
+        "failures": [{"room": place.room, "error": error} for place, error in failures],
+    }
+    return finish(
+        args,
+        progress,
+        plain,
+        page=(
+            REPORT_PAGE,
+            lambda: echo_page(echo_set.name, echo_set.description, results, caption),
+        ),
+        out=out,
+        table=set_table("assist eval --echo-set", HEADINGS, rows, 2, f"{caption} · {GOALS}"),
+        width=TABLE_WIDTH,
+        workroot=workroot,
+        failed=[(place.label, why) for place, why in failures],
+    )
 
 
 def _told(progress: Console, run: TrialRun) -> None:
@@ -163,10 +139,8 @@ def _told(progress: Console, run: TrialRun) -> None:
 
 
 def _caption(settings: dict[str, Any]) -> str:
-    load = settings["load_average"]
-    before = " ".join(f"{value:.1f}" for value in load["before"] or [])
-    after = " ".join(f"{value:.1f}" for value in load["after"] or [])
     return (
-        f"set {settings['set']} · voice {settings['engine']} · load average {before or '?'} "
-        f"before, {after or '?'} after · pause times from the sound's first sample into the room"
+        f"set {settings['set']} · voice {settings['engine']} · "
+        f"{load_text(settings['load_average'])} · pause times from the sound's first sample into "
+        "the room"
     )

@@ -10,10 +10,7 @@ table and a turn timeline per configuration.
 from __future__ import annotations
 
 import argparse
-import json
 import os
-import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Callable
@@ -21,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from assist.app.turn_models import installed_turn_models
-from assist.mcp.eval.report import write_report
+from assist.mcp.eval.set_output import finish, load_average, load_text, set_table, unwritable
 from assist.mcp.eval.turn_report import turns_page
 from assist.mcp.eval.turn_sets import TURN_SETS
 from assist.mcp.eval.turn_views import (
@@ -82,11 +79,7 @@ def turns_command(
         progress.print(f"assist eval: {error}", style="red")
         return 2
     except OSError as error:
-        progress.print(
-            f"assist eval: cannot write the report into {args.report}: {error}; give --report "
-            "a folder that can be made or written",
-            style="red",
-        )
+        progress.print(unwritable(args.report, error), style="red")
         return 2
     total = recording.duration_s * len(configs)
     about = f"{total:.0f} s" if total < 90 else f"{total / 60:.0f} min"
@@ -106,43 +99,34 @@ def turns_command(
         "run_s": round(time.monotonic() - started, 1),
     }
     caption = _caption(settings, results)
-    if args.report is not None:
-        page = turns_page(turn_set.name, turn_set.description, recording, results, caption)
-        write_report(args.report, {REPORT_PAGE: page})
-    if args.json:
-        out = {
-            **settings,
-            "configs": [config.spec for config in configs],
-            "phrases": [phrase_view(phrase) for phrase in recording.phrases],
-            "summary": [summary_view(result) for result in results],
-            "results": [result_view(result) for result in results],
-            "failures": [{"config": c.spec, "error": error} for c, error in failures],
-            "report": None if args.report is None else str(args.report.resolve() / REPORT_PAGE),
-            "workdir": str(workroot) if args.workdir else None,
-        }
-        sys.stdout.write(json.dumps(out, indent=2, ensure_ascii=False) + "\n")
-    else:
-        wide = None if sys.stdout.isatty() else TABLE_WIDTH
-        plain(width=wide).print(turns_table(results, caption))
-        if args.report is not None:
-            progress.print(f"report: {args.report.resolve() / REPORT_PAGE}")
-    if args.workdir is None:
-        shutil.rmtree(workroot, ignore_errors=True)
-    for config, why in failures:
-        progress.print(f"assist eval: {config.label} did not run: {why}", style="red")
-    return 1 if failures else 0
+    out = {
+        **settings,
+        "configs": [config.spec for config in configs],
+        "phrases": [phrase_view(phrase) for phrase in recording.phrases],
+        "summary": [summary_view(result) for result in results],
+        "results": [result_view(result) for result in results],
+        "failures": [{"config": c.spec, "error": error} for c, error in failures],
+    }
+    return finish(
+        args,
+        progress,
+        plain,
+        page=(
+            REPORT_PAGE,
+            lambda: turns_page(turn_set.name, turn_set.description, recording, results, caption),
+        ),
+        out=out,
+        table=turns_table(results, caption),
+        width=TABLE_WIDTH,
+        workroot=workroot,
+        failed=[(config.label, why) for config, why in failures],
+    )
 
 
 def turns_table(results: list[ConfigResult], caption: str) -> Table:
     """The figures, a row per configuration (rich)."""
-    shown = Table(title="assist eval --turns", title_justify="left")
-    for number, heading in enumerate(HEADINGS):
-        shown.add_column(heading, justify="left" if number < 1 else "right")
-    for result in results:
-        shown.add_row(*cells(result))
-    shown.caption = f"{caption} · {GOALS}"
-    shown.caption_justify = "left"
-    return shown
+    rows = [cells(result) for result in results]
+    return set_table("assist eval --turns", HEADINGS, rows, 1, f"{caption} · {GOALS}")
 
 
 def _run(
@@ -179,19 +163,8 @@ def _progress_line(result: ConfigResult) -> str:
 
 def _caption(settings: dict[str, Any], results: list[ConfigResult]) -> str:
     recognisers = sorted({result.heard.recogniser for result in results}) or ["–"]
-    load = settings["load_average"]
-    shown = " ".join(f"{value:.1f}" for value in load["before"] or [])
-    after = " ".join(f"{value:.1f}" for value in load["after"] or [])
     return (
         f"set {settings['set']} · {settings['duration_s']:.0f} s of audio per listener · "
-        f"recogniser {', '.join(recognisers)} · load average {shown or '?'} before, "
-        f"{after or '?'} after · p50/p95 from a phrase's last sound to its last line"
+        f"recogniser {', '.join(recognisers)} · {load_text(settings['load_average'])} · "
+        "p50/p95 from a phrase's last sound to its last line"
     )
-
-
-def load_average() -> list[float] | None:
-    """The machine's load averages (1, 5, 15 min), for the caption beside the figures."""
-    try:
-        return [round(value, 2) for value in os.getloadavg()]
-    except OSError:
-        return None
