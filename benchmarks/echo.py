@@ -62,6 +62,7 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(ROOT / "packages" / "listen" / "tests"))
 from assist.listen.echo_ring import ReferenceRing  # noqa: E402
+from assist.mcp.eval.conversation import Conversation  # noqa: E402
 from echo_mix import erle_db, loud_onsets, mix  # noqa: E402
 from mcp_server import ASSIST, Client, percentile  # noqa: E402
 
@@ -400,67 +401,32 @@ def user_over_the_room(
     return delays
 
 
-class Talk:
+def talk(root: Path, room: AudioRoom, *, cancel: bool) -> Conversation:
     """A conversation through the room: a real server, Piper playing, the real listener."""
-
-    def __init__(self, root: Path, room: AudioRoom, *, cancel: bool) -> None:
-        config = root / "config" / "config.json"
-        config.parent.mkdir(parents=True)
-        settings = {
-            "assistant": {"enabled": True},
-            "voice": {"engine": "piper"},
-            "conversation": {"fillers": False},
-        }
-        config.write_text(json.dumps(settings))
-        (root / "sessions").mkdir()
-        env = {
-            "ASSIST_CONFIG": str(config),
-            "ASSIST_HOME": str(root / "sessions"),
-            "ASSIST_VOICE_CACHE": str(root / "cache"),
-            **room.env,
-        }
-        if not cancel:  # the helper never learns the socket: the listener has no reference
-            helper = Path(sys.executable).parent / "assist-voice"
-            env["ASSIST_VOICE_COMMAND"] = f"env -u ASSIST_ECHO_REFERENCE {helper}"
-        self.client = Client([str(ASSIST), "mcp", "--save-audio", str(root / "replies")], env)
-        self.client.initialize()
-        self.ids = 1
-        started = self.tool("start_conversation", {})
-        self.folder = root / "sessions" / started["conversation"]
-
-    def tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        self.ids += 1
-        reply = self.client.call(
-            "tools/call", {"name": name, "arguments": arguments}, request_id=self.ids
-        )
-        text = reply["result"]["content"][0]["text"]
-        if reply["result"]["isError"]:
-            raise RuntimeError(f"{name}: {text}")
-        return json.loads(text)
-
-    def events(self) -> list[dict[str, Any]]:
-        log = self.folder / "assistant.jsonl"
-        return [json.loads(line) for line in log.read_text().splitlines()]
-
-    def close(self) -> None:
-        self.tool("stop_watching", {})
-        assert self.client.process.stdin is not None
-        self.client.process.stdin.close()
-        self.client.process.wait(timeout=60)
+    settings = {
+        "assistant": {"enabled": True},
+        "voice": {"engine": "piper"},
+        "conversation": {"fillers": False},
+    }
+    env = dict(room.env)
+    if not cancel:  # the helper never learns the socket: the listener has no reference
+        helper = Path(sys.executable).parent / "assist-voice"
+        env["ASSIST_VOICE_COMMAND"] = f"env -u ASSIST_ECHO_REFERENCE {helper}"
+    return Conversation(root, settings, env, ("mcp", "--save-audio", str(root / "replies")))
 
 
 def false_barge_ins(room: AudioRoom, replies: int, *, cancel: bool) -> dict[str, Any]:
     cut: list[float] = []
     with tempfile.TemporaryDirectory() as folder:
-        talk = Talk(Path(folder), room, cancel=cancel)
+        conversation = talk(Path(folder), room, cancel=cancel)
         try:
             for number in range(replies):
                 time.sleep(PAUSE_S)
-                spoke = talk.tool("speak", {"text": REPLIES[number % len(REPLIES)]})
+                spoke = conversation.tool("speak", {"text": REPLIES[number % len(REPLIES)]})
                 if spoke.get("cut_off"):
                     cut.append(spoke["audio_s"])
         finally:
-            talk.close()
+            conversation.close()
     return {"replies": replies, "cut": len(cut), "cut_at_s": cut}
 
 
@@ -498,21 +464,13 @@ class WatchedMeeting:
         try:
             self.client = Client([str(ASSIST), "mcp", "--save-audio", str(root / "said")], env)
             self.client.initialize()
-            self.ids = 1
             self.notice = self.tool("watch_meeting", {})["notice_spoken"]
         except BaseException:
             self.listener.kill()
             raise
 
     def tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        self.ids += 1
-        reply = self.client.call(
-            "tools/call", {"name": name, "arguments": arguments}, request_id=self.ids
-        )
-        text = reply["result"]["content"][0]["text"]
-        if reply["result"]["isError"]:
-            raise RuntimeError(f"{name}: {text}")
-        return json.loads(text)
+        return self.client.tool(name, arguments)
 
     def close(self) -> list[str]:
         """Stop watching and recording; the lines the recorder wrote."""
@@ -577,11 +535,11 @@ def interruptions(room: AudioRoom, wav: Path, user: np.ndarray, trials: int) -> 
     silent_ms: list[float] = []
     missed = 0
     with tempfile.TemporaryDirectory() as folder:
-        talk = Talk(Path(folder), room, cancel=True)
+        conversation = talk(Path(folder), room, cancel=True)
         try:
             for _ in range(2):  # the canceller learns the room on the first replies
                 time.sleep(PAUSE_S)
-                talk.tool("speak", {"text": REPLIES[0]})
+                conversation.tool("speak", {"text": REPLIES[0]})
             for number in range(trials):
                 time.sleep(PAUSE_S)
                 recorded = Path(folder) / f"room-{number}.raw"
@@ -592,7 +550,9 @@ def interruptions(room: AudioRoom, wav: Path, user: np.ndarray, trials: int) -> 
                 )  # fmt: skip
                 result: dict[str, Any] = {}
                 speaking = threading.Thread(
-                    target=lambda r=result: r.update(talk.tool("speak", {"text": LONG_LINE}))
+                    target=lambda r=result: r.update(
+                        conversation.tool("speak", {"text": LONG_LINE})
+                    )
                 )
                 speaking.start()
                 time.sleep(2.5)
@@ -604,7 +564,7 @@ def interruptions(room: AudioRoom, wav: Path, user: np.ndarray, trials: int) -> 
                 recorder.terminate()
                 recorder.wait()
                 if result.get("interrupted"):
-                    cut = [e for e in talk.events() if e["event"] == "barge_in"][-1]
+                    cut = [e for e in conversation.events() if e["event"] == "barge_in"][-1]
                     stopped = datetime.fromisoformat(cut["at"]).timestamp()
                     stop_ms.append((stopped - launched) * 1000)
                     audio = np.fromfile(recorded, dtype="<i2").astype(np.float32) / 32768
@@ -614,9 +574,9 @@ def interruptions(room: AudioRoom, wav: Path, user: np.ndarray, trials: int) -> 
                 else:
                     missed += 1
                 time.sleep(2.0)  # the interruption's turn ends before the next line
-                talk.tool("wait_for_transcript", {"timeout_s": 1})
+                conversation.tool("wait_for_transcript", {"timeout_s": 1})
         finally:
-            talk.close()
+            conversation.close()
     return {
         "trials": trials,
         "missed": missed,

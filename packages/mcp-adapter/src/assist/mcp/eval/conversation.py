@@ -56,6 +56,7 @@ class Client:
             env={**os.environ, **env},
         )
         self.started = time.monotonic()
+        self._ids = 0
         self._replies: queue.Queue[tuple[bytes, float]] = queue.Queue()
         threading.Thread(target=self._read, args=(self.process.stdout,), daemon=True).start()
 
@@ -88,6 +89,16 @@ class Client:
         self.send(message)
         reply, _ = self.receive()
         return reply
+
+    def tool(self, name: str, arguments: dict[str, Any]) -> Any:
+        """Call tool `name`; its JSON result, RuntimeError with its text when it is an error."""
+        self._ids += 1
+        params = {"name": name, "arguments": arguments}
+        reply = self.call("tools/call", params, request_id=self._ids)
+        text = reply["result"]["content"][0]["text"]
+        if reply["result"]["isError"]:
+            raise RuntimeError(f"{name}: {text}")
+        return json.loads(text)
 
     def initialize(self) -> float:
         self.send(INITIALIZE)
@@ -136,7 +147,6 @@ class Conversation:
                 **env,
             },
         )
-        self.ids = 1
         try:
             self.client.initialize()
             self.started = self.tool("start_conversation", {})
@@ -147,14 +157,7 @@ class Conversation:
         self.folder = root / "sessions" / self.started["conversation"]
 
     def tool(self, name: str, arguments: dict[str, Any]) -> Any:
-        self.ids += 1
-        reply = self.client.call(
-            "tools/call", {"name": name, "arguments": arguments}, request_id=self.ids
-        )
-        text = reply["result"]["content"][0]["text"]
-        if reply["result"]["isError"]:
-            raise RuntimeError(f"{name}: {text}")
-        return json.loads(text)
+        return self.client.tool(name, arguments)
 
     def wait_lines(self, within: float = 60) -> tuple[dict[str, Any], float]:
         """The first wait that brings lines (or ends the conversation), and when it came."""
