@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Sequence
-from typing import Literal
+from typing import Literal, Protocol
 
 import attrs
 from assist.core.turn_ends import ANSWER_WITHIN_MS
@@ -222,7 +222,16 @@ def score_turns(
     return TurnsScored(score, tuple(outcomes), stray)
 
 
-def owning_phrase(phrases: Sequence[Phrase], line: HeardLine) -> int | None:
+class Span(Protocol):
+    """Anything lying between two moments: a phrase, a line."""
+
+    @property
+    def start_s(self) -> float: ...
+    @property
+    def end_s(self) -> float: ...
+
+
+def owning_phrase(phrases: Sequence[Span], line: Span) -> int | None:
     """The phrase the line overlaps most (the first of equals), None when it overlaps none."""
     best, most = None, 0.0
     for index, phrase in enumerate(phrases):

@@ -326,8 +326,8 @@ def through_the_air(replay_events: list[dict[str, Any]]) -> dict[str, Any]:
         "lines_heard": len(meeting_heard),
         "lines_not_heard": len(spoken) - len(latest),
         "end_of_speech_to_line_s": {
-            "median": _quantile(delays, 0.5),
-            "p95": _quantile(delays, 0.95),
+            "median": quantile(delays, 0.5),
+            "p95": quantile(delays, 0.95),
             "max": round(delays[-1], 2) if delays else None,
         },
         "assistant_lines_played": len(played),
@@ -336,8 +336,8 @@ def through_the_air(replay_events: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _quantile(values: list[float], q: float) -> float | None:
-    """The `q` quantile of sorted `values`, nearest rank."""
+def quantile(values: list[float], q: float) -> float | None:
+    """The `q` quantile of sorted `values`, nearest rank, to the hundredth."""
     if not values:
         return None
     rank = max(0, min(len(values) - 1, math.ceil(q * len(values)) - 1))

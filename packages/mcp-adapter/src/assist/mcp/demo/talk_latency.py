@@ -3,24 +3,26 @@
 For each phrase the scripted user says, from the moment its last sample played into the room:
 
 - **line**: until the listener's line for it reached `raw.jsonl` (the last one, should the
-  phrase have been cut in two). A line is the phrase's when their spans overlap most on the
-  room's clock, which is the listener's capture clock (`talk_room`); echoes of the assistant
-  overlap no phrase of the user's and are nobody's.
+  phrase have been cut in two). A line is the phrase's when their spans overlap most
+  (`turn_scoring.owning_phrase`) on the room's clock, which is the listener's capture clock
+  (`talk_room`); echoes of the assistant overlap no phrase of the user's and are nobody's.
 - **reply**: until the first sound of the assistant's reply (its `speaking` time plus the
   voice's `first_audio_ms`, `summary.remarks_from_log`), for a phrase the agent answers aloud
   at once (the request's acknowledgement). The others get none by design: after the spoken
   yes the agent works (its fillers are measured apart), a barge-in is answered by the line
   stopping, and a goodbye by `stop_watching`.
 
-Times are wall-clock seconds; `p50` takes the nearest-rank median, as the meeting's summary does.
+Times are wall-clock seconds; `p50` takes the nearest-rank median (the meeting summary's
+`quantile`).
 """
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import attrs
+from assist.core.turn_scoring import owning_phrase
+from assist.mcp.demo.summary import quantile
 
 GOAL_S = 0.6
 """Behaviour 16.2: end of phrase to the reply's first sound, p50, idle 2-core machine."""
@@ -55,7 +57,7 @@ def felt(
     """Each phrase's line and reply figures (None when there is none)."""
     mine: dict[int, list[Arrival]] = {}
     for arrival in arrivals:
-        index = _most_overlapping(phrases, arrival)
+        index = owning_phrase(phrases, arrival)
         if index is not None:
             mine.setdefault(index, []).append(arrival)
     result = []
@@ -79,19 +81,7 @@ def felt(
 def p50(figures: list[dict[str, Any]], key: str) -> dict[str, Any]:
     """The median of one figure over the phrases that have it, and how many do."""
     values = sorted(figure[key] for figure in figures if figure[key] is not None)
-    if not values:
-        return {"p50": None, "n": 0}
-    rank = max(0, math.ceil(0.5 * len(values)) - 1)
-    return {"p50": values[rank], "n": len(values)}
-
-
-def _most_overlapping(phrases: list[Phrase], arrival: Arrival) -> int | None:
-    best, most = None, 0.0
-    for index, phrase in enumerate(phrases):
-        overlap = min(phrase.end_s, arrival.end_s) - max(phrase.start_s, arrival.start_s)
-        if overlap > most:
-            best, most = index, overlap
-    return best
+    return {"p50": quantile(values, 0.5), "n": len(values)}
 
 
 def _reply(phrase: Phrase, line_at: float | None, remarks: list[dict[str, Any]]) -> float | None:
