@@ -2,7 +2,7 @@
 phrases (issue 19).
 
     uv run python benchmarks/turn_model.py [--repeat 20] [--threads 1] [--busy [N]]
-        [--against REF] [--rounds 3]
+        [--busy-nice N] [--against REF] [--rounds 3]
 
 Each phrase is said by Piper's joe voice (noise off), with 200 ms of silence before it and the
 200 ms short pause after it, which is what the listener hands the model. A decision is the
@@ -14,6 +14,7 @@ threads of the process burnt meanwhile (OpenBLAS's workers spinning, say). The f
 
 `--busy N` keeps N cores busy meanwhile with that many spinning processes (one by default),
 as a recogniser or other jobs would; `--busy 2` is both cores of the 2-core machine.
+`--busy-nice N` runs them at niceness N, as a recogniser lowered below the model would run.
 `--against REF` times the features module of git REF (say `main`) side by side: each round
 runs REF's code and then this tree's in a fresh process, `--rounds` times, under the same
 busy processes, and the ratios are this tree's over REF's. Figures go to stdout; nothing is
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
+import os
 import statistics
 import subprocess
 import time
@@ -58,8 +60,9 @@ FEATURES_PATH = "packages/turn-smart/src/assist/turn/smart/features.py"
 PARTS = ("decision", "window", "log-mel", "run", "window cpu", "log-mel cpu", "run cpu")
 
 
-def spin() -> None:
-    """One busy core."""
+def spin(niceness: int) -> None:
+    """One busy core, at `niceness`."""
+    os.nice(niceness)
     while True:
         pass
 
@@ -121,6 +124,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--busy", type=int, nargs="?", const=1, default=0, metavar="N")
+    parser.add_argument("--busy-nice", type=int, default=0, metavar="N")
     parser.add_argument("--against", metavar="REF")
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
@@ -146,7 +150,9 @@ def main() -> None:
     rounds = args.rounds if args.against else 1
 
     context = multiprocessing.get_context("spawn")
-    busy = [context.Process(target=spin, daemon=True) for _ in range(args.busy)]
+    busy = [
+        context.Process(target=spin, args=(args.busy_nice,), daemon=True) for _ in range(args.busy)
+    ]
     for process in busy:
         process.start()
     loads = [load()]
