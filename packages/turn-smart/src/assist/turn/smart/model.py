@@ -53,10 +53,17 @@ class SmartTurn:
 
     def probability(self, samples: Any) -> float:
         """How likely the phrase in the turn so far (float32 mono 16 kHz) is complete."""
+        return self.score(self.features(samples))
+
+    def features(self, samples: Any) -> np.ndarray:
+        """What the model hears of the turn so far: the log-mel of its last 8 s, (80, 800)."""
+        return log_mel(last_window(turn_samples(samples)))
+
+    def score(self, features: np.ndarray) -> float:
+        """The model's probability that the phrase is complete, for one (80, 800) window."""
         if self._session is None:
             raise RuntimeError("this turn model was closed; build a new one")
-        features = log_mel(last_window(turn_samples(samples)))[np.newaxis]
-        (output,) = self._session.run(None, {"input_features": features})
+        (output,) = self._session.run(None, {"input_features": features[np.newaxis]})
         return float(np.asarray(output).reshape(-1)[0])
 
     def judge(self, samples: Any) -> TurnVerdict:
