@@ -71,6 +71,16 @@ def test_a_turn_paused_at_the_edge_ends_at_its_pause_as_its_early_recognition_di
     assert closes(emitted) == [TurnEnded(3, 30, edge=True), TurnDropped(35, 35)]
 
 
+def test_the_silence_before_the_edge_still_counts_so_the_rest_ends_where_the_turn_would():
+    # 19 frames of silence end a turn; the murmur after them starts nothing either way
+    probs = frames((SPEECH, 20), (SILENCE, 19), (0.4, 10), (SILENCE, 30))
+    assert closes(run(RULES, probs)) == [TurnEnded(0, 20)]
+    assert closes(run(RULES, probs, edges=[30])) == [
+        TurnEnded(0, 20, edge=True),
+        TurnDropped(30, 30),
+    ]
+
+
 def test_an_onset_still_counting_at_the_edge_starts_afresh_there():
     probs = frames((SILENCE, 10), (SPEECH, 2), (SPEECH, 20), (SILENCE, 30))
     emitted = run(RULES, probs, edges=[12])
