@@ -109,6 +109,16 @@ class TwoStageSegmenter:
         self._held.append((prob, level))
         return self._judge_held()
 
+    def edge(self, frame: int) -> None:
+        """The assistant's playback starts or ends at `frame`, not yet fed: the turn in
+        progress ends there (`TurnSegmenter.edge`). A question open then is answered before
+        that frame is judged (frames wait for it), and a complete verdict still awaiting its
+        words lapses with the turn it was about: its `confirm` changes nothing."""
+        fed = self._next + len(self._held)
+        if frame < fed:
+            raise ValueError(f"edge at frame {frame}, but frames up to {fed} are fed")
+        self._segmenter.edge(frame)
+
     def answer(self, ask: AskTurnModel, complete: bool, took_ms: float) -> list[Event]:
         """The turn model's verdict on `ask` (`complete=False` when it failed) and how long
         it took. A verdict on a question no longer open (answered late) changes nothing."""

@@ -29,6 +29,16 @@ nothing but silence before its own cut: it is not cut then, its silence joins no
 rest starts afresh where the cut would have been. `finish` ends the turn in progress at
 the end of the input, so nothing said is lost.
 
+The caller may also mark an *edge*, a frame where the assistant's own playback starts or
+ends (`edge`, behaviour.md 16.3): no turn spans it, so the assistant's voice and the user's
+words, or two of the assistant's lines, are never one line. A turn in progress there ends
+(`TurnEnded(edge=True)`, always kept: it held a confirmed onset) at the edge, or at its pause
+if it is paused, so an early recognition of the pause is the line; the rest carries on as the
+next turn from the edge itself, with no pre-roll and no `SpeechStarted`, kept if it holds any
+speech. A paused rest keeps the silence heard so far, so the rest ends where the whole turn
+would have. Speech frames still counting towards an onset start counting afresh at the edge,
+and no pre-roll reaches before it.
+
 The events of one turn read, in order::
 
     SpeechStarted (SpeechPaused SpeechResumed)* [SpeechPaused] TurnEnded | TurnDropped
@@ -166,12 +176,14 @@ class SpeechResumed:
 @attrs.frozen
 class TurnEnded:
     """Recognise frames `[start, end)`, pre-roll included. `end` is the `SpeechPaused.end`
-    that began the final silence (or the end of the input); `cut` says the longest turn
-    split it, and the rest goes on as the next turn from `end`."""
+        that began the final silence (or the end of the input); `cut` says the longest turn
+        split it, and the rest goes on as the next turn from `end`; `edge` that a playback edge
+    ended it, and the rest goes on from the edge."""
 
     start: int
     end: int
     cut: bool = False
+    edge: bool = False
 
 
 @attrs.frozen
@@ -225,6 +237,8 @@ class TurnSegmenter:
         self._turn: _Turn | None = None
         self._recent: deque[tuple[float, bool]] = deque(maxlen=rules.cut_window_frames)
         """(level, not silence) of the last cut-window frames, for the cut."""
+        self._edges: set[int] = set()
+        """Frames still to come at which the assistant's playback starts or ends."""
 
     @property
     def in_speech(self) -> bool:
@@ -235,9 +249,10 @@ class TurnSegmenter:
         """One frame: its speech probability and its RMS level."""
         frame = self._next
         self._next += 1
+        events = self._at_edge(frame) if frame in self._edges else []
         kind = self._kind(prob)
         self._recent.append((level, kind is not Kind.SILENCE))
-        events = TRANSITIONS[self._state, kind](self, frame)
+        events += TRANSITIONS[self._state, kind](self, frame)
         turn = self._turn
         if turn is not None and frame + 1 - turn.onset >= self._rules.max_turn_frames:
             events += self._cut(frame)
@@ -252,6 +267,13 @@ class TurnSegmenter:
             return self._close(self._turn.pause_at)
         self._run = 0
         return []
+
+    def edge(self, frame: int) -> None:
+        """The assistant's playback starts or ends at `frame` (not yet fed): no turn will
+        span it. An edge at a frame already fed is refused: the turns before it are out."""
+        if frame < self._next:
+            raise ValueError(f"edge at frame {frame}, but frames up to {self._next} are fed")
+        self._edges.add(frame)
 
     def end_at_pause(self) -> list[TurnEvent]:
         """End the turn now at its pause, as if the end-of-turn silence were over (a turn
@@ -325,6 +347,25 @@ class TurnSegmenter:
         kept = cut or turn.speech >= turn.least_speech
         self._turn, self._state, self._floor = None, State.QUIET, end
         return [TurnEnded(turn.start, end, cut) if kept else TurnDropped(turn.start, end)]
+
+    def _at_edge(self, frame: int) -> list[TurnEvent]:
+        """An edge before `frame`: end the turn in progress, the rest going on from here."""
+        self._edges.discard(frame)
+        self._floor, self._run = max(self._floor, frame), 0
+        turn, state = self._turn, self._state
+        if turn is None:
+            return []
+        if turn.speech == 0:  # a rest with nothing said yet: it starts afresh here
+            turn.start = turn.onset = turn.pause_at = frame
+            return []
+        end = turn.pause_at if state is State.PAUSED else frame
+        self._turn = None
+        events: list[TurnEvent] = [TurnEnded(turn.start, end, edge=True)]
+        rest = _Turn(frame, frame, 0, least_speech=1)
+        if state is State.PAUSED:
+            rest.pause_at, rest.silence = frame, turn.silence
+        self._turn, self._state, self._floor = rest, state, frame
+        return events
 
     def _cut(self, frame: int) -> list[TurnEvent]:
         """The turn reached the longest: end it at its pause, or else at the quietest of

@@ -20,6 +20,10 @@ A loud onset (16.3) may have paused the assistant's line: the speech since it is
 the recogniser as a peek `HEARD_AFTER_MS` in (twice), and its text is sent as `heard`, so the
 server knows within its hold whether those were words. Only while someone reads the signals,
 and, where a canceller knows, only while the voice plays; never waited for here.
+
+Where a canceller knows when the voice plays (a source with a capture clock), each frame at
+which that flips is an edge for the segmenter (16.3): no turn spans the start or the end of
+the assistant's playback, so its voice and the user's words are not one line.
 """
 
 from __future__ import annotations
@@ -100,6 +104,8 @@ class Track:
         self._signals = signals
         self._loud = LoudOnsets(rules) if signals is not None else None
         self._canceller = canceller if source.clock is not None else None
+        self._voice_playing = False
+        """Whether the canceller heard the voice play at the last frame: a flip is an edge."""
         self._heard_onset = 0
         self._heard_at: list[int] = []
         """The frames at which the speech since the last loud onset is to be recognised."""
@@ -130,6 +136,7 @@ class Track:
         whole = len(pending) - len(pending) % FRAME_SAMPLES
         for offset in range(0, whole, FRAME_SAMPLES):
             frame = self._cancelled(pending[offset : offset + FRAME_SAMPLES])
+            self._mark_edge()
             self.files.spool(frame)
             level = float(np.sqrt(np.mean(np.square(frame))))
             self.level = level
@@ -188,6 +195,13 @@ class Track:
             return frame
         heard_at = clock.at(self.frames * FRAME_SAMPLES / RATE_HZ)
         return frame if heard_at is None else self._canceller.cancel(frame, heard_at)
+
+    def _mark_edge(self) -> None:
+        """The voice started or stopped playing at this frame: no turn spans it."""
+        playing = self._canceller is not None and self._canceller.playing
+        if playing != self._voice_playing:
+            self._voice_playing = playing
+            self._segmenter.edge(self.frames)
 
     def _voice_uncancelled(self) -> bool:
         """Whether the voice plays and the canceller, not yet trusted, lets it through whole:
