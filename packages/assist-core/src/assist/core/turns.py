@@ -176,9 +176,9 @@ class SpeechResumed:
 @attrs.frozen
 class TurnEnded:
     """Recognise frames `[start, end)`, pre-roll included. `end` is the `SpeechPaused.end`
-        that began the final silence (or the end of the input); `cut` says the longest turn
-        split it, and the rest goes on as the next turn from `end`; `edge` that a playback edge
-    ended it, and the rest goes on from the edge."""
+    that began the final silence (or the end of the input); `cut` says the longest turn split
+    it, and the rest goes on as the next turn from `end`; `edge` that a playback edge ended it,
+    and the rest goes on from the edge."""
 
     start: int
     end: int
