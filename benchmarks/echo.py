@@ -417,6 +417,7 @@ def talk(root: Path, room: AudioRoom, *, cancel: bool) -> Conversation:
 
 def false_barge_ins(room: AudioRoom, replies: int, *, cancel: bool) -> dict[str, Any]:
     cut: list[float] = []
+    paused = 0
     with tempfile.TemporaryDirectory() as folder:
         conversation = talk(Path(folder), room, cancel=cancel)
         try:
@@ -425,9 +426,10 @@ def false_barge_ins(room: AudioRoom, replies: int, *, cancel: bool) -> dict[str,
                 spoke = conversation.tool("speak", {"text": REPLIES[number % len(REPLIES)]})
                 if spoke.get("cut_off"):
                     cut.append(spoke["audio_s"])
+                paused += spoke.get("paused_ms") is not None
         finally:
             conversation.close()
-    return {"replies": replies, "cut": len(cut), "cut_at_s": cut}
+    return {"replies": replies, "cut": len(cut), "cut_at_s": cut, "paused": paused}
 
 
 class WatchedMeeting:
@@ -677,7 +679,10 @@ def table(results: dict[str, Any]) -> str:
     for key, name in (("aec_and_gate", "canceller + gate"), ("gate_alone", "gate alone")):
         if key in results:
             r = results[key]
-            rows.append(f"| False barge-ins at 0 dB, {name} | {r['cut']} of {r['replies']} | 0 |")
+            rows.append(
+                f"| False barge-ins at 0 dB, {name}: cut (paused by its own voice) | "
+                f"{r['cut']} ({r.get('paused', '?')}) of {r['replies']} | 0 |"
+            )
     for key, name in (("meeting_routed", "with the route"), ("meeting_unrouted", "without it")):
         if key in results:
             r = results[key]

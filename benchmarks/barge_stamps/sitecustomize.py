@@ -1,0 +1,207 @@
+"""Monotonic stamps along the barge-in path, for `benchmarks/barge_split.py` only.
+
+Put on PYTHONPATH with BARGE_STAMPS naming a file, every assist process (the server, its
+listener, its voice helper) appends one JSON line per stamp to it: the listener's capture
+callbacks and loud onsets and its waits for the reference, the server's reading of a loud
+onset and its `pause` sent, the helper's `pause` acted on and every block of sound it writes.
+CLOCK_MONOTONIC is one clock for every process of the machine, so the stamps compare. The
+code measured is the real code; the patches only add a stamp around it.
+"""
+
+from __future__ import annotations
+
+import importlib.abc
+import json
+import os
+import sys
+import time
+from typing import Any
+
+PATH = os.environ.get("BARGE_STAMPS")
+_fd: int | None = None
+
+
+def stamp(kind: str, **fields: Any) -> None:
+    global _fd
+    if _fd is None:
+        _fd = os.open(PATH or os.devnull, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    line = {"k": kind, "t": time.monotonic(), "pid": os.getpid(), **fields}
+    os.write(_fd, (json.dumps(line) + "\n").encode())
+
+
+def _sources(module: Any) -> None:
+    block = os.environ.get("BARGE_CAPTURE_BLOCK_S")
+    if block:
+        module.BLOCK_S = float(block)
+    callback = module.DeviceSource._callback
+
+    def stamped(self: Any, indata: Any, frames: int, at: Any, status: Any) -> None:
+        callback(self, indata, frames, at, status)
+        stamp("block", frames=self._frames, rate=self.rate)
+
+    module.DeviceSource._callback = stamped
+
+
+class _Rules:
+    """Turn rules whose run of frames for a loud onset is BARGE_ONSET_FRAMES."""
+
+    def __init__(self, rules: Any, frames: int) -> None:
+        self._rules, self.start_frames = rules, frames
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._rules, name)
+
+
+def _onsets(module: Any) -> None:
+    frames = os.environ.get("BARGE_ONSET_FRAMES")
+    if frames:
+        init = module.LoudOnsets.__init__
+
+        def fewer(self: Any, rules: Any, *args: Any, **kwargs: Any) -> None:
+            init(self, _Rules(rules, int(frames)), *args, **kwargs)
+
+        module.LoudOnsets.__init__ = fewer
+    loud = module.Signals.loud
+
+    def stamped(self: Any, track: str, ms: int, level: float) -> None:
+        stamp("loud", ms=ms)
+        loud(self, track, ms, level)
+
+    module.Signals.loud = stamped
+
+
+def _ring(module: Any) -> None:
+    wait_for = module.ReferenceRing.wait_for
+
+    def stamped(self: Any, until: float, within: float) -> bool:
+        began = time.monotonic()
+        came = wait_for(self, until, within)
+        waited = time.monotonic() - began
+        if waited > 0.001:
+            stamp("ref_wait", s=waited, came=came)
+        return came
+
+    module.ReferenceRing.wait_for = stamped
+
+
+def _conversation(module: Any) -> None:
+    on_event = module.Conversation.on_event
+
+    def stamped(self: Any, event: dict[str, Any]) -> None:
+        if event.get("event") == "loud":
+            stamp("srv_loud", ms=event.get("ms"))
+        on_event(self, event)
+
+    module.Conversation.on_event = stamped
+
+
+def _helper_process(module: Any) -> None:
+    ask = module.HelperProcess._ask
+
+    def stamped(self: Any, message: Any) -> bool:
+        stamp("srv_ask", what=message.__name__)
+        return ask(self, message)
+
+    module.HelperProcess._ask = stamped
+
+
+def _service(module: Any) -> None:
+    hold = module.Service._hold
+
+    def stamped(self: Any, request_id: object, pause: bool) -> None:
+        stamp("hlp_hold", pause=pause)
+        hold(self, request_id, pause)
+        stamp("hlp_held", pause=pause)
+
+    module.Service._hold = stamped
+
+
+class _Stream:
+    """The player's output stream, each write of sound stamped before and after."""
+
+    def __init__(self, stream: Any) -> None:
+        self._stream = stream
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+    def write(self, data: Any) -> Any:
+        sound = bool(data.any())
+        if sound:
+            stamp("w0", n=len(data))
+        underflow = self._stream.write(data)
+        if sound:
+            stamp("w1", n=len(data))
+        return underflow
+
+
+def _player(module: Any) -> None:
+    block = os.environ.get("BARGE_PLAYER_BLOCK_S")
+    if block:
+        module.BLOCK_S = float(block)
+    latency = os.environ.get("BARGE_OUT_LATENCY")
+    if latency:
+        import functools
+
+        import sounddevice
+
+        value: Any = latency if latency in ("low", "high") else float(latency)
+        sounddevice.OutputStream = functools.partial(sounddevice.OutputStream, latency=value)
+    init = module.SpeakerPlayer.__init__
+
+    def stamped(self: Any, stream: Any, sample_rate: int, tee: Any = None) -> None:
+        stamp("player", rate=sample_rate, latency=float(stream.latency), block_s=module.BLOCK_S)
+        init(self, _Stream(stream), sample_rate, tee)
+
+    module.SpeakerPlayer.__init__ = stamped
+
+
+def _tee(module: Any) -> None:
+    ran_dry = module.ReferenceTee.ran_dry
+
+    def stamped(self: Any) -> None:
+        stamp("dry")
+        ran_dry(self)
+
+    module.ReferenceTee.ran_dry = stamped
+
+
+PATCHES = {
+    "assist.mcp.voice.reference_tee": _tee,
+    "assist.listen.sources": _sources,
+    "assist.listen.onsets": _onsets,
+    "assist.listen.echo_ring": _ring,
+    "assist.mcp.server.conversation": _conversation,
+    "assist.mcp.speech.helper_process": _helper_process,
+    "assist.mcp.voice.service": _service,
+    "assist.mcp.voice.player": _player,
+}
+
+
+class _Finder(importlib.abc.MetaPathFinder):
+    """Patches each module of PATCHES once it has been executed."""
+
+    def find_spec(self, name: str, path: Any, target: Any = None) -> Any:
+        if name not in PATCHES:
+            return None
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec = finder.find_spec(name, path, target)
+            if spec is not None:
+                break
+        else:
+            return None
+        loader = spec.loader
+        execute = loader.exec_module
+
+        def exec_module(module: Any) -> None:
+            execute(module)
+            PATCHES[name](module)
+
+        loader.exec_module = exec_module
+        return spec
+
+
+if PATH:
+    sys.meta_path.insert(0, _Finder())
