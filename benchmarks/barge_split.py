@@ -56,7 +56,7 @@ import numpy as np
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from echo import LONG_LINE, PAUSE_S, REPLIES, USER, AudioRoom, Talk, write_wav  # noqa: E402
+from echo import LONG_LINE, PAUSE_S, REPLIES, USER, AudioRoom, talk, write_wav  # noqa: E402
 from mcp_server import percentile  # noqa: E402
 
 RATE = 16_000
@@ -124,16 +124,16 @@ def conversation(
     launched: list[float] = []
     saved = with_stamps(env, stamps)
     try:
-        talk = Talk(folder, room, cancel=True)
+        talking = talk(folder, room, cancel=True)
     finally:
         restore(saved)
     try:
         for _ in range(2):  # the canceller learns the room on the first replies
             time.sleep(PAUSE_S)
-            talk.tool("speak", {"text": REPLIES[0]})
+            talking.tool("speak", {"text": REPLIES[0]})
         for _ in range(trials):
             time.sleep(PAUSE_S)
-            speaking = threading.Thread(target=talk.tool, args=("speak", {"text": LONG_LINE}))
+            speaking = threading.Thread(target=talking.tool, args=("speak", {"text": LONG_LINE}))
             speaking.start()
             time.sleep(2.5)
             launched.append(time.monotonic())
@@ -141,11 +141,11 @@ def conversation(
             speaking.join(timeout=60)
             player.wait(timeout=30)
             time.sleep(2.0)  # the interruption's turn ends before the next line
-            talk.tool("wait_for_transcript", {"timeout_s": 1})
+            talking.tool("wait_for_transcript", {"timeout_s": 1})
         time.sleep(0.5)  # the native WAV grows every tick
-        shutil.copy(next(talk.folder.rglob("room.native.wav")), folder / "room.native.wav")
+        shutil.copy(next(talking.folder.rglob("room.native.wav")), folder / "room.native.wav")
     finally:
-        talk.close()
+        talking.close()
     return launched, stamps, folder / "room.native.wav"
 
 
