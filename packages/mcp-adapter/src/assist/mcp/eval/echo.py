@@ -83,6 +83,8 @@ class HeardAt:
     at_s: float
     stamp_s: int | None = None
     """The whole second of the capture clock the line starts at, as the wait rendered it."""
+    start_ms: int | None = None
+    """Where it starts on the capture clock, from raw.jsonl, once the trials are known."""
 
 
 @attrs.frozen

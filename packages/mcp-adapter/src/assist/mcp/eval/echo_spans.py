@@ -78,7 +78,7 @@ def by_span(runs: Sequence[TrialRun], starts: Sequence[tuple[int, str]]) -> list
             line_ms = start_ms(heard, starts)
             owner = number if line_ms is None else max(0, bisect.bisect_right(begins, line_ms) - 1)
             moved = run.started_s - runs[owner].started_s
-            taken[owner].append(attrs.evolve(heard, at_s=heard.at_s + moved))
+            taken[owner].append(attrs.evolve(heard, at_s=heard.at_s + moved, start_ms=line_ms))
     return [
         attrs.evolve(
             run,
