@@ -101,7 +101,8 @@ class SoftwareRoom:
         return self._room.monotonic(self._room.play(samples).start_s)
 
     def clock_ms(self, monotonic: float) -> int | None:
-        """The room's clock is the listener's: each sample it writes, the listener reads."""
+        """The room's clock is the listener's: each sample it writes, the listener reads
+        (the reading runs at most the two blocks the room writes ahead, 64 ms, early)."""
         return round(self._room.room_s(monotonic) * 1000)
 
     def quiet_for(self, seconds: float) -> bool:
