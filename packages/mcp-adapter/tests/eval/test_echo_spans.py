@@ -63,7 +63,17 @@ def test_a_line_is_placed_by_its_raw_line_to_the_millisecond(tmp_path: Path) -> 
     )
     starts = line_starts(raw)
     heard = HeardAt("Wait, stop.", 1.0, stamp_s("[01:09] room: Wait, stop."))
-    runs = [run("interruption", 50_000, (), 0.0), run("echo", 69_200, (heard,), 20.0)]
+    runs = [run("interruption", 50_000, (), 0.0), run("echo", 69_500, (heard,), 20.0)]
     first, second = by_span(runs, starts)
-    assert first.trial.heard == () and second.heard[0].start_ms == 69_400  # after 69.2 s
+    assert first.trial.heard == () and second.heard[0].start_ms == 69_400  # in 69.5 s - lead
     assert line_starts(tmp_path / "missing.jsonl") == []
+
+
+def test_a_line_begun_in_the_pre_roll_before_its_trial_is_that_trials() -> None:
+    """The voice came 20 ms into the trial, and the listener began its line with the 200 ms of
+    audio before the turn: the line starts 180 ms before the trial."""
+    question = HeardAt("Yes, please do.", 9.0, 69)
+    runs = [run("back_to_back", 50_000, (), 0.0), run("answer", 70_000, (question,), 20.0)]
+    starts = [(69_820, "Shall I order more compost? Yes, please do.")]
+    first, second = by_span(runs, starts)
+    assert first.trial.heard == () and second.trial.heard == ("Yes, please do.",)

@@ -7,6 +7,11 @@ the line's start: from the trial's start to the next one's, on the listener's ca
 where the line's `start_ms` is (raw.jsonl). The room says where a trial started on that clock
 (the software room's clock is the listener's: every sample it writes is one the listener
 reads); a room that cannot say leaves the lines where they arrived.
+
+A span begins `LEAD_MS` before its trial: the listener starts a line with the audio of the
+pre-roll before the turn (`turns.PRE_ROLL_MS`), and a trial whose voice came at once (a reply
+said again, from the voice's cache, within 20-60 ms) had its line begin before the trial did,
+where it was counted in the trial before.
 """
 
 from __future__ import annotations
@@ -19,10 +24,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import attrs
+from assist.core.turns import PRE_ROLL_MS
 
 if TYPE_CHECKING:
     from assist.mcp.eval.echo import HeardAt, TrialRun
 
+LEAD_MS = PRE_ROLL_MS + 64
+"""The listener's pre-roll, and the two blocks (64 ms) the room's clock may read early."""
 STAMP = re.compile(r"\[(\d+):(\d{2})\] ")
 """The time a wait renders a line with (`assist.core.lines.render`): its start, in whole
 seconds of the capture clock."""
@@ -66,12 +74,13 @@ def start_ms(heard: HeardAt, starts: Sequence[tuple[int, str]]) -> int | None:
 
 def by_span(runs: Sequence[TrialRun], starts: Sequence[tuple[int, str]]) -> list[TrialRun]:
     """`runs` (one conversation's, in order) with each handed line moved to the trial whose
-    span holds its start: a trial's span runs from its start to the next trial's, the first
+    span holds its start: a trial's span runs from `LEAD_MS` before its start to as much before
+    the next trial's, the first
     from before the conversation, the last on to its end. Unchanged when a trial's start on
     the capture clock is unknown; a line without a start stays where it arrived."""
     if not runs or any(run.started_ms is None for run in runs):
         return list(runs)
-    begins = [run.started_ms for run in runs if run.started_ms is not None]
+    begins = [run.started_ms - LEAD_MS for run in runs if run.started_ms is not None]
     taken: list[list[HeardAt]] = [[] for _ in runs]
     for number, run in enumerate(runs):
         for heard in run.heard:
