@@ -105,6 +105,30 @@ def test_what_the_voice_played_comes_back_into_the_microphone_at_the_echo_gain(
     assert expected * 0.8 < loudest < expected * 1.2, (loudest, expected)
 
 
+def test_the_rooms_clock_is_the_listeners_a_sound_lands_at_its_reading(tmp_path: Path) -> None:
+    """The echo set places trials on the listener's capture clock by `room_s`: the sample a
+    sound played at a moment starts at in what the listener reads is that moment's reading."""
+    room = TalkRoom(tmp_path)
+    microphone = Microphone(room.microphone)
+    try:
+        time.sleep(0.5)
+        microphone.drain()
+        before = time.monotonic()
+        playing = room.play(tone(0.3))
+        after = time.monotonic()
+        time.sleep(1.0)
+        heard = microphone.drain()
+    finally:
+        room.close()
+        microphone.close()
+    onset = int(np.argmax(np.abs(heard) > 0.1)) / RATE_HZ
+    assert abs(onset - playing.start_s) < 1 / RATE_HZ * 2
+    # no earlier than the reading before the call, at most the two blocks (64 ms) the room
+    # writes ahead after the one after
+    assert room.room_s(before) - 1e-6 <= playing.start_s <= room.room_s(after) + 2 * 512 / RATE_HZ
+    assert abs(room.room_s(room.monotonic(7.0)) - 7.0) < 1e-6
+
+
 def test_silence_out_of_the_speaker_is_not_the_assistant_speaking(tmp_path: Path) -> None:
     room = TalkRoom(tmp_path)
     try:

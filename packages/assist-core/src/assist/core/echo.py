@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import attrs
+from assist.core.numbers import joined_groups, read_numbers
 from assist.core.sentences import split_sentences
 
 ECHO_WINDOW_S = 120.0
@@ -54,10 +55,12 @@ class Said:
 
 
 def tokens(text: str) -> list[str]:
-    """Lower-cased words; apostrophes stay inside words, every other non-alphanumeric splits."""
-    text = text.replace(RIGHT_QUOTE, APOSTROPHE)
+    """Lower-cased words; apostrophes stay inside words, every other non-alphanumeric splits
+    (but a comma between digit groups), and each number is one word however it was written
+    (`assist.core.numbers`: "nine" and "9" alike)."""
+    text = joined_groups(text.replace(RIGHT_QUOTE, APOSTROPHE))
     spaced = "".join(char if char.isalnum() or char == APOSTROPHE else " " for char in text)
-    return [part.lower() for part in spaced.split()]
+    return read_numbers([part.lower() for part in spaced.split()])
 
 
 def is_echo(line: str, said: Sequence[str]) -> bool:

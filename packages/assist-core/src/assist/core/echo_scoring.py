@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import Literal
 
 import attrs
+from assist.core.numbers import read_numbers
 from assist.core.turn_scoring import percentile
 from assist.core.words import normalise_words
 
@@ -68,12 +69,17 @@ def own_line(line: str, trial: Trial) -> bool:
     """Whether a line handed to the agent in `trial` holds the assistant's own voice."""
     if trial.kind in SILENT:
         return True
-    said = {word for text in trial.said for word in normalise_words(text)}
-    person = set(normalise_words(trial.person))
-    words = normalise_words(line)
+    said = {word for text in trial.said for word in compared_words(text)}
+    person = set(compared_words(trial.person))
+    words = compared_words(line)
     ours = sum(word in said - person for word in words)
     theirs = sum(word in person - said for word in words)
     return ours >= OWN_WORDS and ours > theirs
+
+
+def compared_words(text: str) -> list[str]:
+    """Words as compared here, a number's digits and words alike ("9" is the reply's "nine")."""
+    return read_numbers(normalise_words(text))
 
 
 @attrs.frozen

@@ -32,6 +32,7 @@ from assist.core.echo import (
     is_notice_echo,
     tokens,
 )
+from assist.core.numbers import GROUPED, number_words
 
 MISHEARD = 2
 """Words in a row a recogniser may get wrong inside an echo, and at its edges."""
@@ -59,18 +60,25 @@ class _Stretch:
 
 def _words(line: str) -> list[_Word]:
     """6.1's tokens with where each stands in `line`, up to the next word or space (the
-    right quote becomes an apostrophe one for one, so places in `line` hold)."""
+    right quote becomes an apostrophe one for one, so places in `line` hold); a number of
+    several words ("twenty one") is one token spanning them all."""
     text = line.replace(RIGHT_QUOTE, APOSTROPHE)
-    words: list[_Word] = []
+    inside = {match.start() for match in GROUPED.finditer(text)}
+    raw: list[_Word] = []
     index = 0
     while index < len(text):
-        if not (text[index].isalnum() or text[index] == APOSTROPHE):
+        if not _in_word(text, index, inside):
             index += 1
             continue
         start = index
-        while index < len(text) and (text[index].isalnum() or text[index] == APOSTROPHE):
+        while index < len(text) and _in_word(text, index, inside):
             index += 1
-        words.append(_Word(text[start:index].lower(), start, index))
+        raw.append(_Word(text[start:index].lower().replace(",", ""), start, index))
+    words: list[_Word] = []
+    taken = 0
+    for token, count in number_words([word.token for word in raw]):
+        words.append(_Word(token, raw[taken].start, raw[taken + count - 1].end))
+        taken += count
     stretched: list[_Word] = []
     for number, word in enumerate(words):
         limit = words[number + 1].start if number + 1 < len(words) else len(text)
@@ -79,6 +87,11 @@ def _words(line: str) -> list[_Word]:
             end += 1
         stretched.append(attrs.evolve(word, end=end))
     return stretched
+
+
+def _in_word(text: str, index: int, inside: set[int]) -> bool:
+    character = text[index]
+    return character.isalnum() or character == APOSTROPHE or index in inside
 
 
 def _stretches(heard: Sequence[str | None], said: Sequence[str]) -> list[_Stretch]:

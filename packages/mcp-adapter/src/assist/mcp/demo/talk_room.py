@@ -85,6 +85,11 @@ class TalkRoom:
         with self._lock:
             return time.monotonic() - self._room.now() + room_s
 
+    def room_s(self, monotonic: float) -> float:
+        """What the room's clock reads at monotonic time `monotonic` (`monotonic`'s inverse)."""
+        with self._lock:
+            return monotonic - time.monotonic() + self._room.now()
+
     def wall_time(self, room_s: float) -> float:
         """When the room's clock reads `room_s`, in seconds since the epoch (as the server's
         events are stamped)."""

@@ -38,6 +38,7 @@ from assist.mcp.eval.echo_sets import (
     ROUNDS_PER_CONVERSATION,
     EchoSet,
 )
+from assist.mcp.eval.echo_spans import by_span, line_starts, stamp_s
 
 if TYPE_CHECKING:
     from assist.mcp.demo.rooms.voiced import Phrases
@@ -80,6 +81,10 @@ class HeardAt:
 
     text: str
     at_s: float
+    stamp_s: int | None = None
+    """The whole second of the capture clock the line starts at, as the wait rendered it."""
+    start_ms: int | None = None
+    """Where it starts on the capture clock, from raw.jsonl, once the trials are known."""
 
 
 @attrs.frozen
@@ -95,6 +100,10 @@ class TrialRun:
     marks: tuple[Mark, ...]
     heard: tuple[HeardAt, ...]
     session: str
+    started_s: float = 0.0
+    """When the trial started, monotonic seconds."""
+    started_ms: int | None = None
+    """Where it started on the listener's capture clock, None where the room cannot say."""
 
 
 @attrs.frozen
@@ -180,13 +189,15 @@ def _conversation(
     except BaseException:
         room.close()
         raise
+    played: list[TrialRun] = []
     try:
         _settle_greeting(talk, room)
         for number in rounds:
             for kind in KINDS:
-                run = _trial(kind, number, place, talk, room, cast.phrases)
-                runs.append(run)
-                cast.told(run)
+                played.append(_trial(kind, number, place, talk, room, cast.phrases))
+        for run in by_span(played, line_starts(talk.folder / "raw.jsonl")):
+            runs.append(run)
+            cast.told(run)
         return _warnings(talk.folder)
     finally:
         try:
@@ -202,6 +213,7 @@ def _trial(
     from assist.mcp.demo.rooms.voiced import RATE_HZ, cough
 
     clock = _Clock()
+    started_ms = room.clock_ms(clock.started)
     before = len(talk.events())
     person, sound, wanted, answered = "", None, None, None
     line: tuple[float, float] | None = None
@@ -232,7 +244,7 @@ def _trial(
         sound_s = (clock.since(at), clock.since(at) + len(sound) / RATE_HZ)
         result = outcome.result()
         answered = str(result.get("answer"))
-        heard = [HeardAt(_words(rendered), clock.now()) for rendered in result["heard"]]
+        heard = [_heard(rendered, clock) for rendered in result["heard"]]
     else:
         said = (REPLIES[number % len(REPLIES)],)
         if kind == "cough":
@@ -269,7 +281,16 @@ def _trial(
         answered=answered,
     )
     return TrialRun(
-        place, number + 1, trial, line, sound_s, tuple(marks), tuple(heard), str(talk.folder)
+        place,
+        number + 1,
+        trial,
+        line,
+        sound_s,
+        tuple(marks),
+        tuple(heard),
+        str(talk.folder),
+        clock.started,
+        started_ms,
     )
 
 
@@ -341,7 +362,7 @@ def _settle(talk: Conversation, clock: _Clock) -> list[HeardAt]:
     found: list[HeardAt] = []
     for _ in range(MAX_WAITS):
         waited = talk.tool("wait_for_transcript", {"timeout_s": SETTLE_S})
-        found += [HeardAt(_words(line), clock.now()) for line in waited["lines"]]
+        found += [_heard(line, clock) for line in waited["lines"]]
         if not waited["lines"] or waited.get("status", "live") != "live":
             break
     return found
@@ -364,6 +385,10 @@ def _marks(entries: Sequence[dict[str, Any]], clock: _Clock) -> list[Mark]:
         for entry in entries
         if entry.get("event") in names and "at" in entry
     ]
+
+
+def _heard(rendered: str, clock: _Clock) -> HeardAt:
+    return HeardAt(_words(rendered), clock.now(), stamp_s(rendered))
 
 
 def _words(rendered: str) -> str:

@@ -74,6 +74,11 @@ class EchoRoom(Protocol):
         """The person's sound, now; the monotonic time its first sample enters the room."""
         ...
 
+    def clock_ms(self, monotonic: float) -> int | None:
+        """Where the listener's capture clock stands at `monotonic`, None where this room
+        cannot say."""
+        ...
+
     def quiet_for(self, seconds: float) -> bool: ...
     def close(self) -> None: ...
 
@@ -94,6 +99,11 @@ class SoftwareRoom:
 
     def play(self, samples: np.ndarray) -> float:
         return self._room.monotonic(self._room.play(samples).start_s)
+
+    def clock_ms(self, monotonic: float) -> int | None:
+        """The room's clock is the listener's: each sample it writes, the listener reads
+        (the reading runs at most the two blocks the room writes ahead, 64 ms, early)."""
+        return round(self._room.room_s(monotonic) * 1000)
 
     def quiet_for(self, seconds: float) -> bool:
         return self._room.quiet_for(seconds)
@@ -155,6 +165,10 @@ class PulseEchoRoom:
         self._room.play(samples)
         self._until = max(self._until, started + PULSE_LATENCY_S + len(samples) / RATE_HZ)
         return started
+
+    def clock_ms(self, monotonic: float) -> int | None:
+        """The listener captures from the audio server on a clock of its own, unseen here."""
+        return None
 
     def quiet_for(self, seconds: float) -> bool:
         return time.monotonic() - max(self._heard_at, self._until) >= seconds

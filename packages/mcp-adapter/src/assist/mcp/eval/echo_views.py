@@ -93,7 +93,8 @@ def summary_view(result: PlaceResult) -> list[dict[str, Any]]:
 
 def run_view(run: TrialRun) -> dict[str, Any]:
     """One trial as JSON: what was said and heard, what became of the line, and its times
-    (seconds from the trial's start)."""
+    (seconds from the trial's start; where the trial and each line began on the listener's
+    capture clock, in ms, null where the room cannot say)."""
     trial = run.trial
     return {
         "room": run.place.room,
@@ -103,7 +104,12 @@ def run_view(run: TrialRun) -> dict[str, Any]:
         "said": list(trial.said),
         "person": trial.person,
         "heard": [
-            {"text": heard.text, "at_s": _rounded(heard.at_s), "own": own_line(heard.text, trial)}
+            {
+                "text": heard.text,
+                "at_s": _rounded(heard.at_s),
+                "start_ms": heard.start_ms,
+                "own": own_line(heard.text, trial),
+            }
             for heard in run.heard
         ],
         "paused": trial.paused,
@@ -116,6 +122,7 @@ def run_view(run: TrialRun) -> dict[str, Any]:
         "sound_s": None if run.sound_s is None else [_rounded(at) for at in run.sound_s],
         "marks": [{"kind": mark.kind, "at_s": _rounded(mark.at_s)} for mark in run.marks],
         "session": run.session,
+        "started_ms": run.started_ms,
     }
 
 
