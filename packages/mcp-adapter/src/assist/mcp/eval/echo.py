@@ -51,7 +51,13 @@ SETTLE_S = 3
 """After a trial, waits of this long (whole seconds, as `wait_for_transcript` takes them) take
 what reached the agent, until one brings nothing."""
 MAX_WAITS = 6
-"""At most this many settling waits: a room that keeps producing lines ends the trial anyway."""
+"""At most this many settling waits that bring lines: a room that keeps producing lines ends
+the trial anyway."""
+WORDS_WITHIN_S = 20.0
+"""After an interruption, how long the settling waits go on while none has brought a line: its
+words reach the agent once the listener's turn ends and is recognised, behind the peeks of
+16.3; on a busy machine that took more than one empty wait, and the last trial of a set lost
+them."""
 CONFIRM_TIMEOUT_S = 10
 """How long `confirm` listens for the answer (whole seconds)."""
 GREETING_S = 1.5
@@ -264,7 +270,7 @@ def _trial(
         result = outcome.result()
         stopped = bool(result.get("interrupted"))
         line = (clock.since(first), clock.now())
-    heard += _settle(talk, clock)
+    heard += _settle(talk, clock, words_due=kind == "interruption")
     marks = _marks(talk.events()[before:], clock)
     pauses = [mark.at_s for mark in marks if mark.kind == "paused"]
     to_pause = [at - sound_s[0] for at in pauses if at >= sound_s[0]] if sound_s else []
@@ -357,13 +363,21 @@ def _spoken(talk: Conversation, before: int) -> float:
     return time.monotonic()
 
 
-def _settle(talk: Conversation, clock: _Clock) -> list[HeardAt]:
-    """What reaches the agent after the trial: waits until one brings nothing."""
+def _settle(talk: Conversation, clock: _Clock, words_due: bool = False) -> list[HeardAt]:
+    """What reaches the agent after the trial: waits until one brings nothing, or, where the
+    person's words are due (an interruption), until one brings nothing after a line came or
+    WORDS_WITHIN_S passed without one."""
     found: list[HeardAt] = []
-    for _ in range(MAX_WAITS):
+    deadline = time.monotonic() + WORDS_WITHIN_S
+    brought = 0
+    while brought < MAX_WAITS:
         waited = talk.tool("wait_for_transcript", {"timeout_s": SETTLE_S})
         found += [_heard(line, clock) for line in waited["lines"]]
-        if not waited["lines"] or waited.get("status", "live") != "live":
+        if waited.get("status", "live") != "live":
+            break
+        if waited["lines"]:
+            brought += 1
+        elif found or not words_due or time.monotonic() > deadline:
             break
     return found
 
