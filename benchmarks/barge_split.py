@@ -56,7 +56,7 @@ import numpy as np
 
 HERE = Path(__file__).parent
 sys.path.insert(0, str(HERE))
-from echo import LONG_LINE, PAUSE_S, REPLIES, USER, AudioRoom, talk, write_wav  # noqa: E402
+from echo import LONG_LINE, PAUSE_S, USER, AudioRoom, learn_room, talk, write_wav  # noqa: E402
 from mcp_server import percentile  # noqa: E402
 
 RATE = 16_000
@@ -128,9 +128,7 @@ def conversation(
     finally:
         restore(saved)
     try:
-        for _ in range(2):  # the canceller learns the room on the first replies
-            time.sleep(PAUSE_S)
-            talking.tool("speak", {"text": REPLIES[0]})
+        learn_room(talking)
         for _ in range(trials):
             time.sleep(PAUSE_S)
             speaking = threading.Thread(target=talking.tool, args=("speak", {"text": LONG_LINE}))

@@ -415,6 +415,13 @@ def talk(root: Path, room: AudioRoom, *, cancel: bool) -> Conversation:
     return Conversation(root, settings, env, ("mcp", "--save-audio", str(root / "replies")))
 
 
+def learn_room(conversation: Conversation) -> None:
+    """Two replies first: the canceller learns the room on them before any trial."""
+    for _ in range(2):
+        time.sleep(PAUSE_S)
+        conversation.tool("speak", {"text": REPLIES[0]})
+
+
 def false_barge_ins(room: AudioRoom, replies: int, *, cancel: bool) -> dict[str, Any]:
     cut: list[float] = []
     paused = 0
@@ -539,9 +546,7 @@ def interruptions(room: AudioRoom, wav: Path, user: np.ndarray, trials: int) -> 
     with tempfile.TemporaryDirectory() as folder:
         conversation = talk(Path(folder), room, cancel=True)
         try:
-            for _ in range(2):  # the canceller learns the room on the first replies
-                time.sleep(PAUSE_S)
-                conversation.tool("speak", {"text": REPLIES[0]})
+            learn_room(conversation)
             for number in range(trials):
                 time.sleep(PAUSE_S)
                 recorded = Path(folder) / f"room-{number}.raw"
