@@ -6,6 +6,10 @@ and no conditioning on earlier text, since each turn is recognised on its own (a
 told the backchannels it may be: its `prompt`). faster-whisper's
 own VAD filter stays off: the listener's segmenter has already cut the turn.
 
+Turns shorter than about 25 s are decoded on a window fitted to them (`window`): a
+third of the time, the same words; a decoding that looks wrong there goes round the full
+30 s window as before.
+
 The confidence is the mean token probability, exp of the segments' average log
 probability weighted by their token counts, clamped to 0..1.
 """
@@ -18,6 +22,7 @@ from typing import Any
 
 from assist.app.turn_audio import turn_samples
 from assist.core.recognisers import Recognised
+from assist.stt.whisper.window import FittedWindow
 
 NAME = "whisper"
 THREADS = 2
@@ -29,6 +34,9 @@ DECODING: dict[str, Any] = {
     "condition_on_previous_text": False,
     "vad_filter": False,
 }
+
+
+EMPTY = Recognised("", 0.0)
 
 
 class WhisperRecogniser:
@@ -43,6 +51,7 @@ class WhisperRecogniser:
         self._model: Any = WhisperModel(
             str(folder), device="cpu", compute_type="int8", cpu_threads=threads or THREADS
         )
+        self._window = FittedWindow(self._model)
 
     def transcribe(self, samples: Any, prompt: str = "") -> Recognised:
         """What was said in one turn of float32 mono 16 kHz samples ("" for nothing);
@@ -52,12 +61,20 @@ class WhisperRecogniser:
         if self._model is None:
             raise RuntimeError("this recogniser was closed; build a new one")
         if audio.size == 0:
-            return Recognised("", 0.0)
+            return EMPTY
+        fitted = self._window.decode(audio, prompt)
+        if fitted is not None:
+            text, log_prob = fitted
+            return Recognised(text, min(max(math.exp(log_prob), 0.0), 1.0)) if text else EMPTY
+        return self.transcribe_full(audio, prompt)
+
+    def transcribe_full(self, audio: Any, prompt: str = "") -> Recognised:
+        """One turn on whisper's full 30 s window, with faster-whisper's own fallbacks."""
         segments, _ = self._model.transcribe(audio, **DECODING, initial_prompt=prompt or None)
         kept = [segment for segment in segments if segment.text.strip()]
         text = " ".join(segment.text.strip() for segment in kept)
         if not text:
-            return Recognised("", 0.0)
+            return EMPTY
         tokens = [max(len(segment.tokens), 1) for segment in kept]
         mean = sum(s.avg_logprob * n for s, n in zip(kept, tokens, strict=True)) / sum(tokens)
         return Recognised(text, min(max(math.exp(mean), 0.0), 1.0))

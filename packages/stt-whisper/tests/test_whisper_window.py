@@ -1,0 +1,88 @@
+"""The fitted window: its size, what counts as a loop, and that it says what the full one does."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+from assist.core.recognisers import RecogniserOptions
+from assist.stt.whisper import window
+from assist.stt.whisper.engine import WhisperRecogniser
+from assist.stt.whisper.plugin import build
+from hypothesis import given
+from hypothesis import strategies as st
+
+
+def test_a_short_turn_gets_the_floor_a_long_one_its_length_and_margin_never_past_30_s():
+    assert window.window_frames(120) == window.FLOOR_FRAMES
+    assert window.window_frames(1200) == 1200 + window.MARGIN_FRAMES
+    assert window.window_frames(2600) == window.FULL_FRAMES
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "No? No? No? No? No? No?",
+        "What time is it? What time is it? What time is it?",
+        "Yes do it. Yes do it.",
+        "We should ship the billing page. ship ship ship ship ship ship",
+    ],
+)
+def test_what_whisper_says_on_too_short_a_window_is_a_loop(text):
+    assert window.repeats_itself(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["What time is it?", "No, no.", "Yes, please do.", "I think, I think we can.", "a b a b a"],
+)
+def test_ordinary_speech_is_not_a_loop(text):
+    assert not window.repeats_itself(text)
+
+
+@given(st.lists(st.sampled_from(["go", "on", "then", "now"]), min_size=1, max_size=4))
+def test_any_phrase_said_again_and_again_is_a_loop(phrase):
+    times = -(-window.LOOP_WORDS // len(phrase))
+    assert window.repeats_itself(" ".join(phrase * max(times, 2)))
+
+
+def test_the_token_budget_grows_with_the_turn():
+    assert window.token_budget(1.0) < window.token_budget(5.0)
+    assert window.token_budget(0.0) == window.SPARE_TOKENS
+
+
+@pytest.fixture(scope="module")
+def recogniser() -> Iterator[WhisperRecogniser]:
+    built = build(RecogniserOptions())
+    assert isinstance(built, WhisperRecogniser)
+    yield built
+    built.close()
+
+
+@pytest.mark.parametrize(
+    "line", ["What time is it?", "Shall I throw away the cracked flower pots?"]
+)
+def test_the_fitted_window_hears_what_the_full_window_hears(recogniser, line):
+    import numpy as np
+    from assist.engine_kit.recognisers import speak
+
+    audio = np.concatenate([np.zeros(3200, dtype=np.float32), speak(line)])
+    assert recogniser.transcribe(audio).text == recogniser.transcribe_full(audio).text
+
+
+def test_a_decoding_the_fitted_window_does_not_trust_goes_round_the_full_window(
+    recogniser, monkeypatch
+):
+    import numpy as np
+    from assist.engine_kit.recognisers import speak
+
+    audio = np.concatenate([np.zeros(3200, dtype=np.float32), speak("Yes, please do.")])
+    monkeypatch.setattr(window, "repeats_itself", lambda text: True)
+    full = []
+    real_full = recogniser.transcribe_full
+    monkeypatch.setattr(
+        recogniser, "transcribe_full", lambda a, p="": full.append(p) or real_full(a, p)
+    )
+    heard = recogniser.transcribe(audio, prompt="mm-hm")
+    assert full == ["mm-hm"]
+    assert "please" in heard.text.lower()
