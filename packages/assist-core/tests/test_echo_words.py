@@ -95,6 +95,13 @@ def test_a_line_heard_twice_beside_a_longer_one_of_the_same_words_is_all_echo() 
     assert without_said("9 it's pots i 9 it's pots i", said) == ""
 
 
+def test_a_line_heard_twice_whose_join_reads_as_another_line_is_all_echo() -> None:
+    """Found by hypothesis: "shall i order" across the join of two "i order shall" was taken
+    first, and split both."""
+    said = ["shall i order", "i order shall"]
+    assert without_said("i order shall i order shall", said) == ""
+
+
 @given(st.lists(SAID_LINE, min_size=1, max_size=3), st.data())
 def test_a_line_made_only_of_lines_it_said_is_all_echo(
     said: list[str], data: st.DataObject

@@ -125,9 +125,10 @@ def _stretches(heard: Sequence[str | None], said: Sequence[str]) -> list[_Stretc
 def _marked(heard: Sequence[str], said: Sequence[str]) -> list[bool]:
     """For each heard word, whether it is the assistant's. The stretch matching most words,
     of any said line, is taken first (of equals, the one with fewest gaps: a line heard whole
-    before another line's scattered match of the same words), and the rest looked for in what
-    is still unmarked, so a
-    line is found in its own echo rather than in another's, and once for each time heard."""
+    before another line's scattered match of the same words; then the earliest, so that a
+    match across the join of two echoes, "… shall | i order …", cannot split both), and the
+    rest looked for in what is still unmarked, so a line is found in its own echo rather than
+    in another's, and once for each time heard."""
     marks = [False] * len(heard)
     lines = [[word.token for word in _words(text)] for text in said]
     stretches: list[_Stretch] = []
@@ -136,7 +137,7 @@ def _marked(heard: Sequence[str], said: Sequence[str]) -> list[bool]:
         found = [stretch for words in lines for stretch in _stretches(left, words)]
         if not found:
             break
-        best = max(found, key=lambda s: (s.matched, s.matched / (s.end - s.start)))
+        best = max(found, key=lambda s: (s.matched, s.matched / (s.end - s.start), -s.start))
         marks[best.start : best.end] = [True] * (best.end - best.start)
         stretches.append(best)
     for stretch in stretches:
