@@ -251,6 +251,8 @@ def main() -> None:
                     "wer_clean": word_error_rate(spoken, text_of(live["lines"])),
                     "wer_20db": word_error_rate(spoken, text_of(noisy)),
                     "noisy_lines_written": len(noisy),
+                    "texts": [line.get("text", "") for line in live["lines"]],
+                    "noisy_texts": [line.get("text", "") for line in noisy],
                 }
             )
     options.out.mkdir(parents=True, exist_ok=True)

@@ -37,3 +37,20 @@ def test_word_errors_count_the_edits_a_word_error_rate_divides_by_the_words_spok
     assert word_errors("the release is out", "the release is out now") == 1
     assert word_errors("the release is out", "a release out") == 2
     assert word_error_rate("the release is out", "a release out") == 2 / 4
+
+
+def test_a_number_is_one_word_however_it_is_written():
+    assert (
+        word_error_rate("a 429 or a 503?", "a four hundred twenty nine or a five hundred three")
+        == 0
+    )
+    assert word_errors("It costs $1,000.", "it costs one thousand dollars") == 0
+    assert word_error_rate("the 21st", "the twenty first") == 0
+
+
+@given(st.integers(0, 999_999))
+def test_digits_and_the_words_read_off_them_have_no_word_errors(number):
+    from assist.core.numbers import read_numbers
+
+    assert read_numbers([str(number)]) == [str(number)]
+    assert word_errors(f"call {number} now", f"call {number:,} now") == 0

@@ -1,14 +1,17 @@
 """Words as a recogniser writes them, and how far one text is from another in words.
 
 `word_error_rate` is how every part of assist that hears speech back scores it: the demo's
-summary, `assist eval`, the listener's tests and the conformance kits. Pure: strings in,
-numbers out.
+summary, `assist eval`, the listener's tests, the conformance kits and the benchmarks. A
+number counts as one word however it is written (`assist.core.numbers`: whisper writes "429"
+on one turn and "four hundred twenty nine" on the next). Pure: strings in, numbers out.
 """
 
 from __future__ import annotations
 
 import string
 import unicodedata
+
+from assist.core.numbers import joined_groups, read_numbers
 
 HESITATIONS: tuple[str, ...] = ("uh", "um", "er", "erm", "uhm", "ah")
 """Sounds, not words, as whisper writes them: alone they take no floor (16.3: whisper writes
@@ -30,22 +33,27 @@ def normalise_words(text: str) -> list[str]:
     return "".join(kept).split()
 
 
+def scored_words(text: str) -> list[str]:
+    """The words a word error rate counts: normalised, each number one word of digits."""
+    return read_numbers(normalise_words(joined_groups(text)))
+
+
 def word_error_rate(reference: str, hypothesis: str) -> float:
     """Word edits (substitutions, insertions, deletions) per reference word.
 
-    Both texts are normalised first (lower case, punctuation dropped). An empty reference
-    gives 0.0 when the hypothesis is empty too, else 1.0.
+    Both texts are read as `scored_words` first (lower case, punctuation dropped, numbers
+    alike). An empty reference gives 0.0 when the hypothesis is empty too, else 1.0.
     """
-    expected = normalise_words(reference)
+    expected = scored_words(reference)
     if not expected:
-        return 0.0 if not normalise_words(hypothesis) else 1.0
+        return 0.0 if not scored_words(hypothesis) else 1.0
     return word_errors(reference, hypothesis) / len(expected)
 
 
 def word_errors(reference: str, hypothesis: str) -> int:
     """The fewest word edits (substitutions, insertions, deletions) that turn the reference
-    into the hypothesis, both normalised: the count a word error rate divides."""
-    expected, heard = normalise_words(reference), normalise_words(hypothesis)
+    into the hypothesis, both read as `scored_words`: the count a word error rate divides."""
+    expected, heard = scored_words(reference), scored_words(hypothesis)
     previous = list(range(len(heard) + 1))
     for row, word in enumerate(expected, start=1):
         current = [row]

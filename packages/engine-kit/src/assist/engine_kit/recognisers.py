@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -40,7 +39,8 @@ from typing import Any, ClassVar
 import numpy as np
 import pytest
 from assist.core.recognisers import GROUP, RECOGNISER_PACKAGES, SAMPLE_RATE, Recognised, Recogniser
-from assist.core.words import normalise_words, word_error_rate
+from assist.core.words import scored_words
+from assist.core.words import word_errors as core_word_errors
 from assist.engine_kit.voices import LISTING_TIMEOUT_S
 
 MEETING_LINES: tuple[str, ...] = (
@@ -51,11 +51,6 @@ MEETING_LINES: tuple[str, ...] = (
     "Claude, please send the notes to everyone after the meeting.",
 )
 """Short turns as a meeting has them, with the name, a number and a yes to act on."""
-
-SMALL = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
-         "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen",
-         "eighteen", "nineteen")  # fmt: skip
-TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
 
 LISTING_SCRIPT = """
 import json, sys
@@ -79,32 +74,9 @@ loads one entry point as `assist listen` does, asks whether the default model is
 offline with an empty cache, and prints the modules imported and libraries mapped."""
 
 
-def spell_number(number: int) -> str:
-    """An integer below ten thousand in words, as a recogniser without digits writes it."""
-    if number < 20:
-        return SMALL[number]
-    if number < 100:
-        tens, rest = divmod(number, 10)
-        return TENS[tens] + (f" {SMALL[rest]}" if rest else "")
-    if number < 1000:
-        hundreds, rest = divmod(number, 100)
-        return f"{SMALL[hundreds]} hundred" + (f" {spell_number(rest)}" if rest else "")
-    thousands, rest = divmod(number, 1000)
-    return f"{spell_number(thousands)} thousand" + (f" {spell_number(rest)}" if rest else "")
-
-
-def spoken_words(text: str) -> list[str]:
-    """Normalised words with numbers spelled out, so "429" and "four hundred twenty nine"
-    count as the same words."""
-    spelled = re.sub(r"\d{1,4}", lambda match: f" {spell_number(int(match[0]))} ", text)
-    return normalise_words(spelled)
-
-
 def word_errors(reference: str, hypothesis: str) -> tuple[int, int]:
-    """(word edits, reference words) between two texts, numbers spelled out."""
-    expected, heard = " ".join(spoken_words(reference)), " ".join(spoken_words(hypothesis))
-    words = len(expected.split())
-    return round(word_error_rate(expected, heard) * words), words
+    """(word edits, reference words) between two texts, a number one word however written."""
+    return core_word_errors(reference, hypothesis), len(scored_words(reference))
 
 
 @functools.cache
@@ -193,11 +165,11 @@ class RecogniserConformance:
     def test_the_words_that_matter_come_back_exactly(self, heard: dict[str, Recognised]) -> None:
         if not self.exact_phrases:
             pytest.skip(f"{type(self).__name__} sets no exact_phrases")
-        everything = " ".join(" ".join(spoken_words(got.text)) for got in heard.values())
+        everything = " ".join(" ".join(scored_words(got.text)) for got in heard.values())
         missing = [
             phrase
             for phrase in self.exact_phrases
-            if f" {' '.join(spoken_words(phrase))} " not in f" {everything} "
+            if f" {' '.join(scored_words(phrase))} " not in f" {everything} "
         ]
         assert not missing, f"not heard word for word: {missing} in {everything!r}"
 
