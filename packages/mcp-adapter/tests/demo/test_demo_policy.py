@@ -123,3 +123,17 @@ def test_a_room_question_the_recogniser_wrote_without_its_question_mark_still_co
     answer = policy.decide(["I'm honestly not sure."], True)
     assert answer is not None and answer.why == "room" and answer.answers == asked
     assert is_question("So, how long does it take") and not is_question("We send a 429 or 503.")
+
+
+def test_a_number_the_recogniser_wrote_in_words_asks_and_answers_as_its_digits() -> None:
+    policy = Policy("Claude")
+    asked = "do we send back a four hundred twenty nine or five hundred three."
+    assert policy.decide([line(asked)], True) is None
+    answer = policy.decide([line("I'm honestly not sure.", who="Maya")], True)
+    assert answer is not None and answer.topic == STATUS.topic
+    assert RATE.settled_in("It's Six-Hundred a minute.") and not RATE.settled_in("It's 60.")
+    settled = Policy("Claude")
+    settled.decide([line("Do we send a 429 or a 503?")], True)
+    assert settled.pending is not None
+    settled.decide([line("Four twenty nine, I checked.", who="Tom")], True)
+    assert settled.pending is None

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import attrs
 from assist.core.names import says_name
+from assist.core.words import scored_words
 
 ALSO_ADDRESSED_AS = "the AI"
 """The prompt tells the agent it is addressed by its name or as "the AI"."""
@@ -55,8 +56,10 @@ UNKNOWN_EMOTION = "apologetic"
 class Fact:
     """One entry of the fact sheet.
 
-    A line asks for this fact when it holds every phrase of `asked_by` (any letter case);
-    a later line that is not a question and holds one of `settled_by` has answered it.
+    A line asks for this fact when it holds every phrase of `asked_by`; a later line that is
+    not a question and holds one of `settled_by` has answered it. Phrases are matched on
+    `scored_words`, so letter case, punctuation and how a number is written do not matter:
+    whisper writes "429" on one turn and "four hundred twenty nine" on the next.
     """
 
     topic: str
@@ -66,12 +69,12 @@ class Fact:
     emotion: str = "neutral"
 
     def asked_in(self, text: str) -> bool:
-        lowered = text.lower()
-        return all(phrase in lowered for phrase in self.asked_by)
+        words = scored_words(text)
+        return all(holds(words, phrase) for phrase in self.asked_by)
 
     def settled_in(self, text: str) -> bool:
-        lowered = text.lower()
-        return not is_question(text) and any(phrase in lowered for phrase in self.settled_by)
+        words = scored_words(text)
+        return not is_question(text) and any(holds(words, phrase) for phrase in self.settled_by)
 
 
 FACT_SHEET: tuple[Fact, ...] = (
@@ -80,7 +83,7 @@ FACT_SHEET: tuple[Fact, ...] = (
         asked_by=("rate limit",),
         answer="It's six hundred requests a minute for each key. "
         "Anything over that is turned away until the next minute starts.",
-        settled_by=("six hundred", "600"),
+        settled_by=("600",),
     ),
     Fact(
         topic="the status code for a client over the limit",
@@ -181,6 +184,13 @@ class Policy:
         if self.pending is not None and self.pending.fact == fact:
             self.pending = None
         return Decision(fact.answer, fact.emotion, "named", text, fact.topic)
+
+
+def holds(words: list[str], phrase: str) -> bool:
+    """Whether `words` (a line's `scored_words`) hold the phrase's words, in a row."""
+    wanted = scored_words(phrase)
+    size = len(wanted)
+    return any(words[start : start + size] == wanted for start in range(len(words) - size + 1))
 
 
 def is_question(text: str) -> bool:
