@@ -168,7 +168,9 @@ def test_a_workdir_that_is_not_empty_is_refused_before_anything_runs(tmp_path: P
 
 
 def test_ctrl_c_ends_the_demo_at_once_without_a_traceback(tmp_path: Path) -> None:
-    """As a terminal does it: SIGINT to the whole process group, the server and listener too."""
+    """As a terminal does it: SIGINT to the demo's process group, 3 s in, while the user's
+    lines are voiced or the server starts (the server, its listener and voice run in sessions
+    of their own and end with the demo)."""
     demo = subprocess.Popen(
         [*DEMO, "--workdir", str(tmp_path / "run")],
         stdout=subprocess.PIPE,

@@ -41,7 +41,7 @@ from assist.mcp.demo.run import (
     run_meeting,
 )
 from assist.mcp.demo.summary import build_summary
-from assist.mcp.demo.talk import TalkFailed, TalkPlan, run_talk
+from assist.mcp.demo.talk import TalkFailed, TalkPlan, run_talk, user_lines
 from assist.mcp.demo.talk_output import progress
 from assist.mcp.demo.talk_output import summary_table as talk_table
 from assist.mcp.demo.voice_choice import NoVoice, demo_engine
@@ -237,7 +237,8 @@ def talk_demo(args: argparse.Namespace, console: Console) -> int:
         style="bold",
     )
     try:
-        result = anyio.run(run_talk, TalkPlan(workdir, engine), progress(console))
+        plan = TalkPlan(workdir, engine)
+        result = anyio.run(run_talk, plan, progress(console), user_lines(plan))
     except TalkFailed as error:
         return _fail(console, f"{error}; the server's log is in {workdir / 'server.log'}")
     if args.workdir is None:

@@ -150,9 +150,28 @@ class Story:
         self._progress(entry)
 
 
-async def run_talk(plan: TalkPlan, progress: Progress) -> dict[str, Any]:
-    """Run the story; its steps and the fields the summary shows."""
+def user_lines(plan: TalkPlan) -> dict[str, np.ndarray]:
+    """The scripted user's lines in Piper's voice, each text to its samples.
+
+    Called before the event loop starts: inside `anyio.run`, Ctrl-C only cancels the task at
+    its next `await`, and this is seconds of CPU with none (far more on busy cores), so the
+    demo would not end at once."""
     from assist.mcp.demo.rooms.voiced import Voice
+
+    answer_line = talk_story.ANSWERS[plan.answer]
+    lines = [talk_story.REQUEST, talk_story.BARGE_IN, talk_story.GOODBYE, answer_line]
+    voice = Voice()
+    try:
+        return {text: voice.say(text) for text in lines if text is not None}
+    finally:
+        voice.close()
+
+
+async def run_talk(
+    plan: TalkPlan, progress: Progress, said: dict[str, np.ndarray]
+) -> dict[str, Any]:
+    """Run the story with the user's lines `said` (`user_lines`); its steps and the fields
+    the summary shows."""
     from assist.mcp.demo.talk_room import TalkRoom
 
     sessions = plan.workdir / "sessions"
@@ -160,10 +179,6 @@ async def run_talk(plan: TalkPlan, progress: Progress) -> dict[str, Any]:
     config = plan.workdir / "config.json"
     settings = {"assistant": {"enabled": True, "name": "Claude"}, "voice": {"engine": plan.engine}}
     config.write_text(json.dumps(settings))
-    voice = Voice()
-    answer_line = talk_story.ANSWERS[plan.answer]
-    lines = [talk_story.REQUEST, talk_story.BARGE_IN, talk_story.GOODBYE, answer_line]
-    said = {text: voice.say(text) for text in lines if text is not None}
     room = TalkRoom(plan.workdir)
     env = {
         **os.environ,
