@@ -23,7 +23,7 @@ from typing import Any
 import anyio
 import pytest
 from assist.mcp.demo import talk_policy
-from assist.mcp.demo.talk import FILLER_BOUNDS_S, TalkPlan, run_talk
+from assist.mcp.demo.talk import FILLER_BOUNDS_S, TalkPlan, run_talk, user_lines
 from assist.mcp.demo.voice_choice import demo_engine
 from mcp_harness import FAKE_LISTENER
 
@@ -113,7 +113,7 @@ def test_the_goodbye_is_heard_before_the_conversation_ends(story: dict[str, Any]
 def run_variant(tmp_path: Path, answer: str) -> dict[str, Any]:
     plan = TalkPlan(tmp_path / "run", demo_engine(os.environ, None), answer)
     steps: list[dict[str, Any]] = []
-    result = anyio.run(run_talk, plan, steps.append)
+    result = anyio.run(run_talk, plan, steps.append, user_lines(plan))
     print(f"\n{answer} in {result['run_s']} s:", [(s["step"], s["t"]) for s in steps])
     return result
 
