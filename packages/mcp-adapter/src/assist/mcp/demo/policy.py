@@ -21,6 +21,7 @@ piper and pocketsphinx, 80% or more of each answer's words come back).
 from __future__ import annotations
 
 import attrs
+from assist.core.answers import holds_phrase
 from assist.core.names import says_name
 from assist.core.words import scored_words
 
@@ -70,11 +71,12 @@ class Fact:
 
     def asked_in(self, text: str) -> bool:
         words = scored_words(text)
-        return all(holds(words, phrase) for phrase in self.asked_by)
+        return all(holds_phrase(words, scored_words(phrase)) for phrase in self.asked_by)
 
     def settled_in(self, text: str) -> bool:
         words = scored_words(text)
-        return not is_question(text) and any(holds(words, phrase) for phrase in self.settled_by)
+        settled = any(holds_phrase(words, scored_words(phrase)) for phrase in self.settled_by)
+        return settled and not is_question(text)
 
 
 FACT_SHEET: tuple[Fact, ...] = (
@@ -184,13 +186,6 @@ class Policy:
         if self.pending is not None and self.pending.fact == fact:
             self.pending = None
         return Decision(fact.answer, fact.emotion, "named", text, fact.topic)
-
-
-def holds(words: list[str], phrase: str) -> bool:
-    """Whether `words` (a line's `scored_words`) hold the phrase's words, in a row."""
-    wanted = scored_words(phrase)
-    size = len(wanted)
-    return any(words[start : start + size] == wanted for start in range(len(words) - size + 1))
 
 
 def is_question(text: str) -> bool:
