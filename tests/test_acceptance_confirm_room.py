@@ -27,6 +27,7 @@ import anyio
 import numpy as np
 import pytest
 from assist.core.answers import classify
+from assist.core.words import normalise_words
 from mcp_harness import ASSIST, Place, connect, value_of
 
 pytestmark = pytest.mark.anyio
@@ -166,9 +167,11 @@ async def test_the_questions_own_voice_heard_back_through_the_room_never_answers
         assert reply["answer"] == "no", (reply, raw_texts(folder))
         # The answer may come as one line or, ended at its first sentence by the turn model,
         # as "No." alone: either way the first line heard decides, and it is the user's.
-        assert len(reply["heard"]) == 1 and reply["heard"][0].lower().endswith(
-            ("no.", "no, don't do that.")
-        ), reply
+        # Compared by its words: whisper may end it "No, don't do that..." when the turn trails off.
+        heard = (
+            normalise_words(reply["heard"][0].split(": ", 1)[1]) if len(reply["heard"]) == 1 else []
+        )
+        assert heard in (["no"], normalise_words(ANSWER)), reply
         texts = raw_texts(folder)
         assert len(texts) == 2 and "branch" in texts[0].lower(), texts
         assert classify(texts[0]) == "yes", f"on its own words the echo {texts[0]!r} says yes"
