@@ -211,6 +211,22 @@ def test_a_user_talking_over_the_cancelled_echo_still_opens_a_loud_onset(
     assert onsets and all(4.0 <= at < 4.0 + len(user) / 16_000 for at in onsets), onsets
 
 
+@pytest.mark.parametrize("gain", [0.1, 0.0], ids=["echo at -20 dB", "headphones"])
+def test_a_user_talking_over_a_quiet_echo_or_none_is_heard_and_the_echo_alone_is_not(
+    speech: tuple[np.ndarray, np.ndarray], gain: float
+) -> None:
+    """An echo near the room's noise cannot come out 20 dB quieter, and through headphones
+    none comes back to find a lag in: the filter is trusted all the same, or the user would
+    go unheard for the whole line."""
+    line, user = speech
+    alone = mix(line, delay_s=0.05, gain=gain)
+    assert False in alone.unsettled[: 16_000 // 512]
+    assert loud_onsets(alone.cancelled, alone) == []
+    heard = mix(line, delay_s=0.05, gain=gain, user=user, user_at_s=4.0)
+    onsets = loud_onsets(heard.cancelled, heard)
+    assert onsets and 4.0 <= onsets[0] < 4.2, onsets
+
+
 def test_a_user_talking_over_aec3s_echo_early_in_the_line_opens_a_loud_onset_on_their_first_word(
     speech: tuple[np.ndarray, np.ndarray],
 ) -> None:

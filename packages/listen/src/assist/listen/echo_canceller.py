@@ -91,6 +91,14 @@ gate's 0.05; in the PulseAudio room speex reached 24-36 dB within 2 s of speech
 (benchmarks/echo.py)."""
 SOUND_LEVEL = 0.003
 """A reference frame at or above this RMS (-50 dBFS) is sound the filter learns from."""
+ECHO_FLOOR = 0.005
+"""RMS (-46 dBFS) under which the voice, as heard or as the filter leaves it over a span, is no
+echo to speak of: a quarter of RESIDUAL_GATE, near a quiet room's own noise (-55 dBFS in the
+software rooms). An echo that quiet cannot come 20 dB down through the filter, the noise
+floor being under it by less: at -20 dB in software AEC3 left only the room's noise (RMS
+0.0015) of a voice heard at 0.004-0.011, 8-18 dB, and through headphones the microphone hears
+none of the voice at all; held to SETTLED_DB alone, the filter was never trusted, and the user
+could not be heard over the line (benchmarks/README.md)."""
 RESIDUAL_GATE = 0.02
 """RMS (-34 dBFS) under which a cancelled frame, while the voice plays and the filter is
 trusted, is the voice's residue: in the PulseAudio room the residue peaked at 0.006, in
@@ -176,7 +184,7 @@ class EchoCanceller:
         reference = self.ring.take(at - self._shift + LEAD_S, len(frame))
         cancelled = self.filter.cancel(microphone, reference).astype(np.float32) / 32767.0
         sounding = np.sqrt(np.mean(np.square(reference / 32768.0))) >= SOUND_LEVEL
-        if not self._settled and self.lag is not None and sounding:
+        if not self._settled and sounding:
             self._learn(frame, cancelled)
         if not self._settled:
             return frame
@@ -185,13 +193,21 @@ class EchoCanceller:
         return cancelled
 
     def _learn(self, frame: np.ndarray, cancelled: np.ndarray) -> None:
-        """Settle once the filter's `settle_s` of played sound came out SETTLED_DB quieter."""
+        """Settle once the filter's `settle_s` of played sound, the lag known, came out
+        SETTLED_DB quieter or under ECHO_FLOOR; or once the voice was heard under ECHO_FLOOR
+        (headphones, a speaker far away), where no lag may ever be found and nothing of it
+        needs taking out."""
         learning = self._learning
         learning[0] += len(frame) / RATE_HZ
         learning[1] += float(np.sum(np.square(frame, dtype=np.float64)))
         learning[2] += float(np.sum(np.square(cancelled, dtype=np.float64)))
         if learning[0] >= self.filter.settle_s:
-            self._settled = learning[1] >= learning[2] * 10 ** (SETTLED_DB / 10)
+            floor = ECHO_FLOOR**2 * learning[0] * RATE_HZ  # its energy over the span
+            taken_out = learning[1] >= learning[2] * 10 ** (SETTLED_DB / 10)
+            left_quiet = learning[2] < floor
+            self._settled = learning[1] < floor or (
+                self.lag is not None and (taken_out or left_quiet)
+            )
             self._learning = [0.0, 0.0, 0.0]
 
     def _look_for_lag(self, frame: np.ndarray, at: float) -> None:
