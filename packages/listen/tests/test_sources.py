@@ -3,13 +3,14 @@ the block, and silence of its length keeps the clock), and a WAV file played at 
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
-from assist.listen.sources import CaptureError, DeviceSource, WavSource, _with_gap
+from assist.listen.sources import CaptureError, DeviceSource, StdinSource, WavSource, _with_gap
 from listen_harness import write_wav
 
 
@@ -50,3 +51,21 @@ def test_a_file_that_is_not_there_is_named_as_missing_not_as_a_system_error(tmp_
     with pytest.raises(CaptureError) as folder:
         WavSource(tmp_path, fast=True)
     assert str(folder.value).startswith(f"{tmp_path} is a folder; ")
+
+
+def test_standard_input_has_a_capture_clock_that_is_never_late() -> None:
+    """It comes at the pace it is heard (a software room writes it so), so like a device it
+    says when each sample was heard, no later than it was read, and the echo canceller can
+    line it up with what the voice played."""
+    read, write = os.pipe()
+    stream = os.fdopen(read, "rb")
+    source = StdinSource(stream)
+    assert source.clock is not None and source.clock.at(0.0) is None
+    os.write(write, np.zeros(1600, "<i2").tobytes())
+    os.close(write)
+    written = time.monotonic()
+    blocks = list(source.blocks(threading.Event()))
+    assert sum(len(block) for block in blocks) == 1600
+    stream.close()
+    heard_at = source.clock.at(0.1)
+    assert heard_at is not None and written - 0.5 < heard_at <= time.monotonic()

@@ -105,6 +105,31 @@ def test_what_the_voice_played_comes_back_into_the_microphone_at_the_echo_gain(
     assert expected * 0.8 < loudest < expected * 1.2, (loudest, expected)
 
 
+def test_the_echo_keeps_one_delay_across_the_silence_the_voice_plays_between_lines(
+    tmp_path: Path,
+) -> None:
+    """A loudspeaker's delay does not move between lines: the silence the voice's stream
+    plays between them (the reference's timeline runs on through it) is echoed too, so the
+    canceller need not learn the room again at every line."""
+    room = TalkRoom(tmp_path)
+    microphone = Microphone(room.microphone)
+    speaker = os.open(room.speaker, os.O_WRONLY)
+    try:
+        for part in (tone(0.5), np.zeros(round(0.3 * RATE_HZ), np.float32), tone(0.5)):
+            os.write(speaker, (part * 32767).astype("<i2").tobytes())
+            time.sleep(0.2)  # each part before the one written before it has sounded
+        time.sleep(1.5)
+        heard = microphone.drain()
+    finally:
+        os.close(speaker)
+        room.close()
+        microphone.close()
+    loud = np.abs(heard) > 0.4 * 0.5 * ECHO_GAIN
+    first = int(np.argmax(loud))
+    second = first + round(0.6 * RATE_HZ) + int(np.argmax(loud[first + round(0.6 * RATE_HZ) :]))
+    assert abs((second - first) - round(0.8 * RATE_HZ)) <= 20, (second - first) / RATE_HZ
+
+
 def test_the_rooms_clock_is_the_listeners_a_sound_lands_at_its_reading(tmp_path: Path) -> None:
     """The echo set places trials on the listener's capture clock by `room_s`: the sample a
     sound played at a moment starts at in what the listener reads is that moment's reading."""

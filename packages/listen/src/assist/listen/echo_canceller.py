@@ -152,6 +152,12 @@ class EchoCanceller:
         speech), else None."""
         return self.filter.onset_prob if self.playing and self._settled else None
 
+    @property
+    def informed(self) -> bool:
+        """Whether a voice has sent what it plays: until then `playing` knows nothing (a
+        voice that sends no reference, as the tests' stand-in, may be playing all the same)."""
+        return self.ring.last_end is not None
+
     def active(self, at: float) -> bool:
         """Whether the voice sounded recently enough, at `at`, for its echo to be heard."""
         last = self.ring.last_sound

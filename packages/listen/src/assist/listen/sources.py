@@ -49,7 +49,8 @@ class Source:
     rate: int
     label: str
     clock: CaptureClock | None = None
-    """When each sample was heard, for the echo canceller; None where there is no device."""
+    """When each sample was heard, for the echo canceller; None for a file, whose samples
+    were heard at no moment of this run."""
     fast: bool = False
     """Faster than real time: what waits for the recogniser keeps no one waiting."""
 
@@ -200,7 +201,11 @@ class WavSource(Source):
 
 
 class StdinSource(Source):
-    """16 kHz mono s16le from stdin, block by block as it arrives."""
+    """16 kHz mono s16le from stdin, block by block as it arrives.
+
+    It arrives at the pace it is heard (behaviour 12.1), so it has a capture clock as a device
+    has: a sample read at `now` was heard no later than `now`. A room that writes it (a
+    software room, the eval's) thus gets the echo canceller a device's listener gets."""
 
     rate = STDIN_RATE_HZ
     label = "standard input"
@@ -208,6 +213,8 @@ class StdinSource(Source):
     def __init__(self, stream: BinaryIO | None = None) -> None:
         super().__init__()
         self._fd = (stream or sys.stdin.buffer).fileno()
+        self._clock = self.clock = CaptureClock()
+        self._samples = 0
 
     def blocks(self, stop: threading.Event) -> Iterator[np.ndarray]:
         carry = b""
@@ -222,6 +229,8 @@ class StdinSource(Source):
             whole = len(data) - len(data) % 2
             carry = data[whole:]
             if whole:
+                self._samples += whole // 2
+                self._clock.observe(self._samples / self.rate, time.monotonic())
                 yield np.frombuffer(data[:whole], dtype="<i2").copy()
 
 

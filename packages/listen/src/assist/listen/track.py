@@ -19,7 +19,8 @@ cost it nothing. The built-in `silence` rule keeps today's timing.
 A loud onset (16.3) may have paused the assistant's line: the speech since it is handed to
 the recogniser as a peek `HEARD_AFTER_MS` in (twice), and its text is sent as `heard`, so the
 server knows within its hold whether those were words. Only while someone reads the signals,
-and, where a canceller knows, only while the voice plays; never waited for here.
+and, where a canceller knows (a voice has sent it what it plays), only while the voice plays;
+never waited for here.
 
 Where a canceller knows when the voice plays (a source with a capture clock), each frame at
 which that flips is an edge for the segmenter (16.3): no turn spans the start or the end of
@@ -165,7 +166,8 @@ class Track:
         assert self._signals is not None
         if self._heard_at:
             return
-        voice_silent = self._canceller is not None and not self._canceller.playing
+        canceller = self._canceller
+        voice_silent = canceller is not None and canceller.informed and not canceller.playing
         if voice_silent or not self._signals.wanted:
             return
         ms = self.rules.frame_ms

@@ -36,6 +36,10 @@ neither the assistant speaking nor worth mixing."""
 POLITE_PAUSE_S = 1.5
 """A polite user waits this long after the room falls quiet: over the 1000 ms end of turn, so
 each of their lines is a turn of its own."""
+RUNS_ON_S = 0.5
+"""Sound from the speaker FIFO that comes while the echo before it has not ended, nor ends
+further ahead than this, continues it; otherwise the voice's stream stopped (or ran dry) and
+its echo starts afresh now."""
 CLOSE_S = 1.0
 """The room's thread ends this soon after `close`: its writes give up at once."""
 
@@ -117,8 +121,8 @@ class TalkRoom:
         while not self._stop.is_set():
             played = self._read_speaker()
             with self._lock:
-                if len(played) and np.max(np.abs(played)) >= SOUNDING:
-                    self._echo(played)
+                if len(played):
+                    self._echo(played, bool(np.max(np.abs(played)) >= SOUNDING))
                 self._room.pump()
             time.sleep(PUMP_S)
 
@@ -135,14 +139,20 @@ class TalkRoom:
         self._odd_byte = data[whole:]
         return np.frombuffer(data[:whole], "<i2").astype(np.float32) / 32768
 
-    def _echo(self, played: np.ndarray) -> None:
-        """Mix what played in right after the echo before it, so a line stays continuous."""
-        self.assistant_heard_at = time.monotonic()
+    def _echo(self, played: np.ndarray, sounding: bool) -> None:
+        """Mix what played in right after what played before it, silence between lines
+        included, while the voice's stream runs on: a loudspeaker's echo keeps one delay."""
+        from assist.mcp.demo.rooms.voiced import RATE_HZ
+
         now = self._room.now()
-        delay = self._echo_to - now if now < self._echo_to < now + 0.5 else 0.0
-        playing = self._room.play(played, delay_s=delay, gain=self._echo_gain)
-        self._echo_to = playing.end_s
-        self._quiet_from = max(self._quiet_from, playing.end_s)
+        start = self._echo_to if now <= self._echo_to < now + RUNS_ON_S else now
+        end = start + len(played) / RATE_HZ
+        if sounding:
+            self.assistant_heard_at = time.monotonic()
+            playing = self._room.play(played, delay_s=start - now, gain=self._echo_gain)
+            end = playing.end_s
+            self._quiet_from = max(self._quiet_from, end)
+        self._echo_to = end
 
     def close(self) -> None:
         """Stop the mix within a second, whether or not the listener still reads."""

@@ -3,9 +3,9 @@ back at its own level (behaviour 16.3's figures name both).
 
 - **software**, -20 dB: the room of `assist demo --talk` (`demo.talk_room`): the listener reads
   a FIFO (`ASSIST_LISTEN_FROM`), the voice plays into another (`ASSIST_PLAY_INTO`) at real
-  time, and what played is mixed back at -20 dB, a speaker about a metre away. A listener
-  reading a FIFO has no capture clock, so it has no echo canceller: this room measures the
-  gate and the echo rules alone.
+  time, and what played is mixed back at -20 dB, a speaker about a metre away. Its standard
+  input has a capture clock as a device's has, so the real canceller (AEC3) takes out an echo
+  near the room's noise here.
 - **pulse**, 0 dB: a PulseAudio server whose null sink `room` is the default output and whose
   monitor is the default input (what `.ci/audio-room` makes; its socket found the usual way,
   `XDG_RUNTIME_DIR`): the voice plays to the default output and the listener captures the

@@ -9,8 +9,9 @@ a reader thread hands each to `on_event` at once, so a barge-in waits on no poll
 read by a second thread that passes every line on to the server's stderr and keeps the last
 ones, which are the listener's reason when it fails (no microphone, no recogniser).
 
-On a microphone it is given this server's echo reference socket (`echo_socket`), so it
-cancels the voice helper's playing from what it hears before the barge-in gate. It is always
+It is given this server's echo reference socket (`echo_socket`), so it cancels the voice
+helper's playing from what it hears before the barge-in gate, on a microphone or on a software
+room's FIFO (whose standard input has a capture clock too). It is always
 told the turn model (`listen.turn`, `auto` when unset, behaviour 16.1): left to itself, a
 listener with no reference (one fed a file, as the demo's and the tests' rooms are) takes
 `auto` as a meeting recorder's, the silence rule.
@@ -111,9 +112,8 @@ class ListenerProcess:
         source = environ.get(FROM_VARIABLE)
         arguments = ["--into", str(root), "--name", SESSION_NAME, "--quiet", "--events"]
         arguments += ["--end-silence-ms", str(end_silence_ms), "--turn", turn or AUTO]
+        arguments += ["--echo-reference", str(echo_socket())]  # what the voice plays (14.2)
         stdin: Any = subprocess.DEVNULL
-        if not source:  # a microphone: what the voice plays comes back through it (14.2)
-            arguments += ["--echo-reference", str(echo_socket())]
         if source:
             arguments += ["--from", "-"]
             try:

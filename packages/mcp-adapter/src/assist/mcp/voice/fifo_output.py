@@ -17,17 +17,30 @@ from typing import Any
 
 import numpy as np
 from assist.app.audio import PLAY_INTO_VARIABLE
+from assist.core.echo_reference import VARIABLE as REFERENCE_VARIABLE
 from assist.mcp.voice.player import PlayerUnavailable, SpeakerPlayer
+from assist.mcp.voice.reference_tee import ReferenceTee
 
 VARIABLE = PLAY_INTO_VARIABLE
 RATE_HZ = 16_000
+AHEAD_S = 0.05
+"""What is written ahead of the sound, as a device's buffer holds it: one player block. A
+writer that comes back up to this late still continues the sound without a gap, so the
+reference's stamps stay on one timeline and the room's echo keeps one delay, as through a
+loudspeaker; written only once the block before had sounded, each late wake moved both, and
+the canceller had to learn the room again several times a line (benchmarks/README.md)."""
 
 
 class PacedPcmOutput:
-    """An output stream that writes each block as 16 kHz s16le and returns once it has sounded.
+    """An output stream that writes each block as 16 kHz s16le, AHEAD_S before it sounds.
 
-    The resampling is linear and carries its position and last sample from block to block, so
-    a line cut into 50 ms blocks comes out as one continuous signal."""
+    Like a device's stream, it says how much its buffer could take (`write_available`), so
+    the reference tee stamps each block with when it sounds, and a write reports whether the
+    sound ran dry before it. The resampling is linear and carries its position and last
+    sample from block to block, so a line cut into 50 ms blocks comes out as one continuous
+    signal."""
+
+    latency = AHEAD_S
 
     def __init__(self, fd: int, sample_rate: int) -> None:
         self._fd = fd
@@ -37,13 +50,23 @@ class PacedPcmOutput:
         self._last = 0.0  # the previous block's last sample, at position -1
         self._due = 0.0  # monotonic time at which everything written so far has sounded
 
-    def write(self, data: Any) -> None:
+    @property
+    def write_available(self) -> int:
+        """Samples the buffer could take now: AHEAD_S less what is written and not sounded."""
+        queued = max(0.0, self._due - time.monotonic())
+        return max(0, round((AHEAD_S - queued) * self._rate))
+
+    def write(self, data: Any) -> bool:
+        """Write `data` (float32 at the stream's rate); whether the sound ran dry before it."""
         samples = np.asarray(data, dtype=np.float32).reshape(-1)
         if not len(samples):
-            return
+            return False
+        now = time.monotonic()
+        ran_dry = 0.0 < self._due < now
         self._send(self._resample(samples))
-        self._due = max(self._due, time.monotonic()) + len(samples) / self._rate
-        time.sleep(max(0.0, self._due - time.monotonic()))
+        self._due = max(self._due, now) + len(samples) / self._rate
+        time.sleep(max(0.0, self._due - AHEAD_S - time.monotonic()))
+        return ran_dry
 
     def stop(self) -> None:
         pass
@@ -79,4 +102,6 @@ def open_fifo(path: str, sample_rate: int) -> SpeakerPlayer:
             why = f"{error.strerror}; give a FIFO made with mkfifo (or a file)"
         raise PlayerUnavailable(f"cannot play into {VARIABLE}={path}: {why}") from error
     os.set_blocking(fd, True)
-    return SpeakerPlayer(PacedPcmOutput(fd, sample_rate), sample_rate)
+    reference = os.environ.get(REFERENCE_VARIABLE)
+    tee = ReferenceTee(reference, sample_rate, AHEAD_S) if reference else None
+    return SpeakerPlayer(PacedPcmOutput(fd, sample_rate), sample_rate, tee)

@@ -287,7 +287,7 @@ class SpeakerPlayer:
         where that is not known the buffer counts as empty, so the reference's stamp is never
         later than the sound."""
         try:
-            free = getattr(self._stream, "write_available", None)  # the FIFO's has no buffer
+            free = getattr(self._stream, "write_available", None)  # a stream that cannot say
             return float("inf") if free is None else float(free) / self._rate
         except Exception:  # a failing device: the write says so
             return float("inf")
