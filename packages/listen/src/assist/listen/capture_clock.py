@@ -8,8 +8,8 @@ plugin PortAudio reported 64 ms, far more than the callback waited, and that clo
 22-35 ms before it had even been written, the echo before its reference, which AEC3 cannot
 take out (benchmarks/README.md). A clock that is never early leaves the echo after its
 reference, by as much as the callback waited, which the canceller follows. So the clock
-takes the earliest offset (heard time minus sample time) over the first FIXED_AFTER_S of the
-capture, when scheduling delays only ever add to it, and from then on
+takes the earliest offset (heard time minus sample time) over FIXED_AFTER_S of capture from the
+first sample observed, when scheduling delays only ever add to it, and from then on
 counts samples: every later change of the offset moved all stamps by a few milliseconds,
 which undid what the canceller had learnt. A sound card's clock drifting from the machine's
 is followed by the canceller's own lag, checked every second of the voice.
@@ -32,13 +32,18 @@ class CaptureClock:
 
     def __init__(self) -> None:
         self._offset: float | None = None
+        self._first: float | None = None
+        """The first sample observed: where the window of FIXED_AFTER_S starts (a source may
+        observe only once it has caught up with its input)."""
         self._lock = threading.Lock()
 
     def observe(self, captured_s: float, heard_at: float) -> None:
         """The sample `captured_s` into the capture was heard no later than `heard_at`."""
         offset = heard_at - captured_s
         with self._lock:
-            if self._offset is None or (offset < self._offset and captured_s <= FIXED_AFTER_S):
+            if self._offset is None or self._first is None:
+                self._offset, self._first = offset, captured_s
+            elif offset < self._offset and captured_s <= self._first + FIXED_AFTER_S:
                 self._offset = offset
 
     def at(self, captured_s: float) -> float | None:

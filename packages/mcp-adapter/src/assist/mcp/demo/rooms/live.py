@@ -37,7 +37,9 @@ from assist.mcp.demo.rooms.room import NOISE_DB
 from assist.mcp.demo.rooms.voiced import RATE_HZ, pcm16
 
 BLOCK = 512
-"""Samples written per block: one VAD frame (32 ms), so the listener sees audio as it comes."""
+"""Samples written per block, each once its time has passed: one VAD frame (32 ms), so the
+listener sees audio as it comes. Written a block ahead of its time, it put the listener's
+capture clock 32 ms early, and the assistant's echo before its reference (behaviour 16.3)."""
 PULSE_LATENCY_S = 0.288
 """How much later a sound played into the PulseAudio room reaches the listener's clock
 (measured with the null sink at norewinds=1, issue 11)."""
@@ -74,13 +76,14 @@ class MixedRoom:
         self._sounds: list[tuple[int, np.ndarray]] = []
         self._written = 0
         self._opened = time.monotonic()
+        self._started = False
 
     def open(self) -> None:
         """Start the clock: the first samples go to the listener now."""
         self.pump()
 
     def now(self) -> float:
-        return (time.monotonic() - self._opened) if self._written else 0.0
+        return (time.monotonic() - self._opened) if self._started else 0.0
 
     def play(self, samples: np.ndarray, *, delay_s: float = 0.0, gain: float = 1.0) -> Playing:
         start = max(self._written, round((self.now() + delay_s) * RATE_HZ))
@@ -88,12 +91,13 @@ class MixedRoom:
         return Playing(start / RATE_HZ, (start + len(samples)) / RATE_HZ)
 
     def pump(self) -> None:
-        """Write the mix up to now, a block at a time (the first call opens the clock)."""
-        if not self._written:
-            self._opened = time.monotonic()
-        due = round((time.monotonic() - self._opened) * RATE_HZ) + BLOCK
+        """Write the mix up to now, each block once it is whole, as a device hands over a
+        block once it has captured it (the first call opens the clock)."""
+        if not self._started:
+            self._opened, self._started = time.monotonic(), True
+        due = round((time.monotonic() - self._opened) * RATE_HZ)
         try:
-            while self._written < due:
+            while self._written + BLOCK <= due:
                 self._sink.write(pcm16(self._mix(self._written, BLOCK)))
                 self._written += BLOCK
             self._sink.flush()
