@@ -41,17 +41,19 @@ class _Clock:
 
 
 class Playback:
-    """A canceller that takes nothing out and says the voice plays from PLAYS_FROM_S."""
+    """A canceller that takes nothing out and says the voice plays from PLAYS_FROM_S (or,
+    `until`, up to it), trusted or not."""
 
-    settled = True
     onset_prob = None
 
-    def __init__(self, plays: bool) -> None:
+    def __init__(self, plays: bool, settled: bool = False, until: bool = False) -> None:
         self._plays = plays
+        self._until = until
+        self.settled = settled
         self.playing = False
 
     def cancel(self, frame: np.ndarray, at: float) -> np.ndarray:
-        self.playing = self._plays and at >= PLAYS_FROM_S
+        self.playing = self._plays and (at < PLAYS_FROM_S if self._until else at >= PLAYS_FROM_S)
         return frame
 
 
@@ -77,7 +79,9 @@ class LoudIsSpeech:
         return 0.9 if float(np.sqrt(np.mean(np.square(frame)))) > 0.05 else 0.0
 
 
-def spans(tmp_path: Path, plays: bool) -> list[tuple[int, int]]:
+def spans(
+    tmp_path: Path, plays: bool, settled: bool = False, until: bool = False
+) -> list[tuple[int, int]]:
     tmp_path.mkdir()
     lines = Lines()
     track = Track(
@@ -86,7 +90,7 @@ def spans(tmp_path: Path, plays: bool) -> list[tuple[int, int]]:
         TrackFiles(tmp_path, "room", RATE_HZ),
         lines,  # type: ignore[arg-type]
         TurnRules(),
-        canceller=Playback(plays),  # type: ignore[arg-type]
+        canceller=Playback(plays, settled, until),  # type: ignore[arg-type]
     )
     track._vad = LoudIsSpeech()  # type: ignore[assignment]
     track.run(threading.Event())
@@ -94,9 +98,26 @@ def spans(tmp_path: Path, plays: bool) -> list[tuple[int, int]]:
     return lines.spans
 
 
-def test_speech_across_the_start_of_playback_is_two_lines_split_where_it_starts(tmp_path):
+EDGE_MS = 47 * 32
+"""The first 32 ms frame captured at or after PLAYS_FROM_S."""
+
+
+def test_a_line_starting_while_the_canceller_is_not_trusted_ends_the_users_turn_there(tmp_path):
+    """Until trusted the voice as heard is what the frames hold: the user's turn ends where
+    it starts, and no turn takes it in."""
     assert len(spans(tmp_path / "quiet", plays=False)) == 1
-    before, after = spans(tmp_path / "plays", plays=True)
-    edge_ms = 47 * 32  # the first 32 ms frame captured at or after 1.5 s
-    assert before[1] == after[0] == edge_ms
-    assert before[0] < 500 and after[1] >= 2500 - 32
+    (before,) = spans(tmp_path / "plays", plays=True)
+    assert before[0] < 500 and before[1] == EDGE_MS
+
+
+def test_after_a_line_heard_untrusted_the_next_turn_starts_at_its_end_with_none_of_it(tmp_path):
+    (after,) = spans(tmp_path / "ends", plays=True, until=True)
+    assert after[0] == EDGE_MS and after[1] >= 2500 - 32
+
+
+def test_with_the_canceller_trusted_speech_across_either_edge_is_one_line(tmp_path):
+    """The voice is taken out of the frames on both sides: what is heard is the user's, and
+    splitting it would clip a word said as the line starts or ends."""
+    for name, until in (("starts", False), ("ends", True)):
+        (line,) = spans(tmp_path / name, plays=True, settled=True, until=until)
+        assert line[0] < 500 and line[1] >= 2500 - 32

@@ -23,8 +23,9 @@ and, where a canceller knows (a voice has sent it what it plays), only while the
 never waited for here.
 
 Where a canceller knows when the voice plays (a source with a capture clock), each frame at
-which that flips is an edge for the segmenter (16.3): no turn spans the start or the end of
-the assistant's playback, so its voice and the user's words are not one line.
+which that flips while the canceller is not trusted is an edge for the segmenter (16.3): no
+turn spans the start or the end of the assistant's playback as heard, so its voice and the
+user's words are not one line.
 """
 
 from __future__ import annotations
@@ -199,11 +200,17 @@ class Track:
         return frame if heard_at is None else self._canceller.cancel(frame, heard_at)
 
     def _mark_edge(self) -> None:
-        """The voice started or stopped playing at this frame: no turn spans it."""
-        playing = self._canceller is not None and self._canceller.playing
+        """The voice started or stopped playing at this frame: no turn spans it, unless the
+        canceller is trusted, when the voice is not in the frames on either side of it and
+        whatever is heard there is the user's: a phrase said as a line starts or ends is
+        then one line, not two with its first word clipped ("No, keep it." written "keep it"
+        in 3 of 10 answers said half a second after a question, benchmarks/README.md)."""
+        canceller = self._canceller
+        playing = canceller is not None and canceller.playing
         if playing != self._voice_playing:
             self._voice_playing = playing
-            self._segmenter.edge(self.frames)
+            if canceller is not None and not canceller.settled:
+                self._segmenter.edge(self.frames)
 
     def _voice_uncancelled(self) -> bool:
         """Whether the voice plays and the canceller, not yet trusted, lets it through whole:
