@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from assist.core.echo_reference import MAX_SAMPLES, encode
 from assist.listen.capture_clock import FIXED_AFTER_S, CaptureClock
-from assist.listen.echo_canceller import EchoCanceller
+from assist.listen.echo_canceller import COMFORT_RMS, EchoCanceller
 from assist.listen.echo_filters import AEC3_CHUNK, Aec3Filter, Filter, SpeexFilter, load_filter
 from assist.listen.echo_ring import ReferenceRing, ReferenceSocket
 from assist.mcp.demo.rooms.room import pitched
@@ -242,11 +242,11 @@ def test_a_user_talking_over_aec3s_echo_early_in_the_line_opens_a_loud_onset_on_
 
 
 @FILTERS
-def test_once_trusted_the_voices_residue_is_silence_and_the_users_words_pass(
+def test_once_trusted_the_voices_residue_is_a_quiet_rooms_noise_and_the_users_words_pass(
     speech: tuple[np.ndarray, np.ndarray], kind: type[Filter]
 ) -> None:
     """What the filter leaves of the voice would still be written down by whisper and join the
-    user's words into one turn; it becomes silence, the user talking over it does not (AEC3's
+    user's words into one turn; it becomes a quiet room's noise, the user talking over it does not (AEC3's
     own suppression included)."""
     line, user = speech
     canceller = EchoCanceller(ReferenceRing(), kind())
@@ -258,7 +258,8 @@ def test_once_trusted_the_voices_residue_is_silence_and_the_users_words_pass(
     trusted = [n for n, unsettled in enumerate(heard.unsettled) if not unsettled]
     first_user, last_user = 4 * 16_000 // 512, (4 * 16_000 + len(user)) // 512
     echo_only = [n for n in trusted if 2 * 16_000 // 512 < n < first_user]
-    assert echo_only and sum(not frames[n].any() for n in echo_only) >= 0.8 * len(echo_only)
+    faint = [n for n in echo_only if np.sqrt(np.mean(np.square(frames[n]))) <= COMFORT_RMS * 1.5]
+    assert echo_only and len(faint) >= 0.8 * len(echo_only)
     user_frames = frames[first_user:last_user]
     assert np.sqrt(np.mean(np.square(user_frames))) > 0.5 * np.sqrt(np.mean(np.square(user)))
 

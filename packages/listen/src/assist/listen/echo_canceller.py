@@ -30,7 +30,7 @@ What the filter leaves of the voice, some 25-35 dB down, whisper still writes do
 plan."), and a residue that joins the user's words makes one turn the echo test cannot place
 (seen in the PulseAudio room and in `assist demo --talk`). So once the filter is trusted, a
 cancelled frame quieter than RESIDUAL_GATE while the voice plays is taken for that residue
-and replaced by silence, AGENT-A's echo gate applied after the canceller rather than before
+and replaced by a quiet room's noise (COMFORT_RMS), AGENT-A's echo gate applied after the canceller rather than before
 it: the user talking over the line is far louder and passes.
 
 Until the filter is trusted its output is not used at all: a half-learnt filter leaves the
@@ -104,6 +104,12 @@ RESIDUAL_GATE = 0.02
 trusted, is the voice's residue: in the PulseAudio room the residue peaked at 0.006, in
 software at 0.02 (Piper at 0 dB, 25 dB cancelled), while a user talking over the line reached
 0.15-0.29 in 32 ms frames (benchmarks/echo.py)."""
+COMFORT_RMS = 3e-4
+"""What the residual gate leaves in place of the residue: noise at -70 dBFS, a quiet room's
+own, not digital silence. Fed seconds of exact zeros over a line, Silero then heard a short
+word as less than speech: "No," of "No, keep it." said half a second after a question scored
+0.34-0.55, started no turn, and the answer came as "keep it" (3 of 10); after noise it scores
+as after the room (benchmarks/README.md)."""
 HOLD_S = 0.5
 """After the last reference block stops sounding, cancellation goes on this long for the
 echo's tail (the filter's span, the lead and the room's reverberation), then frames pass."""
@@ -139,6 +145,8 @@ class EchoCanceller:
         move from it of LAG_JUMP_S or more, even one AEC3 follows by itself, is shown again."""
         self.playing = False
         """Whether the last frame was heard while the voice (or its echo's tail) played."""
+        self._comfort = np.random.default_rng(0)
+        """The faint noise the residual gate leaves (COMFORT_RMS)."""
 
     @property
     def settled(self) -> bool:
@@ -195,7 +203,7 @@ class EchoCanceller:
         if not self._settled:
             return frame
         if np.sqrt(np.mean(np.square(cancelled))) < RESIDUAL_GATE:
-            return np.zeros_like(cancelled)
+            return (self._comfort.standard_normal(len(cancelled)) * COMFORT_RMS).astype(np.float32)
         return cancelled
 
     def _learn(self, frame: np.ndarray, cancelled: np.ndarray) -> None:
