@@ -246,8 +246,8 @@ def test_once_trusted_the_voices_residue_is_a_quiet_rooms_noise_and_the_users_wo
     speech: tuple[np.ndarray, np.ndarray], kind: type[Filter]
 ) -> None:
     """What the filter leaves of the voice would still be written down by whisper and join the
-    user's words into one turn; it becomes a quiet room's noise, the user talking over it does not (AEC3's
-    own suppression included)."""
+    user's words into one turn; it becomes a quiet room's noise, the user talking over it does
+    not (AEC3's own suppression included)."""
     line, user = speech
     canceller = EchoCanceller(ReferenceRing(), kind())
     heard = mix(

@@ -30,8 +30,8 @@ What the filter leaves of the voice, some 25-35 dB down, whisper still writes do
 plan."), and a residue that joins the user's words makes one turn the echo test cannot place
 (seen in the PulseAudio room and in `assist demo --talk`). So once the filter is trusted, a
 cancelled frame quieter than RESIDUAL_GATE while the voice plays is taken for that residue
-and replaced by a quiet room's noise (COMFORT_RMS), AGENT-A's echo gate applied after the canceller rather than before
-it: the user talking over the line is far louder and passes.
+and replaced by a quiet room's noise (COMFORT_RMS), AGENT-A's echo gate applied after the
+canceller rather than before it: the user talking over the line is far louder and passes.
 
 Until the filter is trusted its output is not used at all: a half-learnt filter leaves the
 voice garbled ("As late as me." for "It is late in the evening"), which the word-based echo
