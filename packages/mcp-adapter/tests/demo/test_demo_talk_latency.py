@@ -17,9 +17,13 @@ def phrase(step: str, start_s: float, end_s: float, replied: bool = False) -> Ph
     return Phrase(step, f"the {step}", start_s, end_s, WALL + end_s, replied)
 
 
-def arrival(start_s: float, end_s: float, after_s: float, text: str = "words") -> Arrival:
-    """A line spanning `start_s`..`end_s` on the capture clock, written `after_s` later."""
-    return Arrival(start_s, end_s, text, WALL + end_s + after_s)
+def arrival(
+    start_s: float, end_s: float, after_s: float, text: str = "words", looked_s: float = 0.0
+) -> Arrival:
+    """A line spanning `start_s`..`end_s` on the capture clock, seen `after_s` later, and not
+    there `looked_s` before that."""
+    seen = WALL + end_s + after_s
+    return Arrival(start_s, end_s, text, seen, seen - looked_s)
 
 
 def remark(started_s: float, first_sound_s: float | None) -> dict[str, Any]:
@@ -35,6 +39,15 @@ def test_a_request_gets_its_line_and_its_replys_first_sound_after_the_phrase_end
     assert figures[0]["line_s"] == 0.7
     assert figures[0]["reply_s"] == 1.2
     assert figures[0]["heard"] == "please create a file"
+
+
+def test_a_reply_begun_before_the_look_that_found_its_line_is_still_the_reply() -> None:
+    """The look that finds the line may come after the server woke on it and the reply
+    began; the line was written after the look before, and that is what counts."""
+    request = phrase("request", 7.0, 10.0, replied=True)
+    line = arrival(7.0, 10.0, 0.5, looked_s=0.1)  # not there at 10.4, there at 10.5
+    figures = felt([request], [line], [remark(10.45, 10.6), remark(11.5, 12.0)])
+    assert figures[0]["line_s"] == 0.5 and figures[0]["reply_s"] == 0.6
 
 
 def test_the_assistants_echo_is_nobodys_line_and_a_remark_before_the_line_is_no_reply() -> None:

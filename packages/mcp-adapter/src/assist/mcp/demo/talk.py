@@ -101,6 +101,7 @@ class Felt:
         """Stamp each line of the session's `raw.jsonl` as it arrives, until cancelled."""
         self.folder = folder
         offset = 0
+        looked = time.time()
         while True:
             try:
                 with open(folder / RAW_FILE, "rb") as raw:
@@ -117,7 +118,8 @@ class Felt:
                 except LineError:
                     continue  # not a line of speech: no figure to take from it
                 start, end = line.start_ms / 1000, line.end_ms / 1000
-                self.arrivals.append(talk_latency.Arrival(start, end, line.text, now))
+                self.arrivals.append(talk_latency.Arrival(start, end, line.text, now, looked))
+            looked = now
             await anyio.sleep(FOLLOW_S)
 
     def figures(self) -> list[dict[str, Any]]:

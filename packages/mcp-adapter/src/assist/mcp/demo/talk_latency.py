@@ -43,12 +43,14 @@ class Phrase:
 
 @attrs.frozen
 class Arrival:
-    """One line as it reached `raw.jsonl`: its span on the capture clock and when it came."""
+    """One line as it reached `raw.jsonl`: its span on the capture clock, when it was seen
+    there, and when it was last looked for and not there (it was written in between)."""
 
     start_s: float
     end_s: float
     text: str
     at: float
+    since: float
 
 
 def felt(
@@ -64,7 +66,8 @@ def felt(
     for index, phrase in enumerate(phrases):
         lines = mine.get(index, [])
         line_at = max((line.at for line in lines), default=None)
-        reply_at = _reply(phrase, line_at, remarks) if phrase.replied else None
+        written_after = max((line.since for line in lines), default=None)
+        reply_at = _reply(phrase, written_after, remarks) if phrase.replied else None
         result.append(
             {
                 "phrase": phrase.step,
@@ -84,10 +87,14 @@ def p50(figures: list[dict[str, Any]], key: str) -> dict[str, Any]:
     return {"p50": quantile(values, 0.5), "n": len(values)}
 
 
-def _reply(phrase: Phrase, line_at: float | None, remarks: list[dict[str, Any]]) -> float | None:
+def _reply(
+    phrase: Phrase, written_after: float | None, remarks: list[dict[str, Any]]
+) -> float | None:
     """The first sound of the first remark begun once the phrase was written (or, unheard,
-    once it ended)."""
-    after = phrase.ended_at if line_at is None else line_at
+    once it ended). The line was written after the last look that missed it: the look that
+    found it can come after the reply began (the server wakes on the line within 50 ms),
+    and then the reply was taken for the next remark, 1.5 s later."""
+    after = phrase.ended_at if written_after is None else max(phrase.ended_at, written_after)
     return next(
         (
             float(remark["first_sound"])
