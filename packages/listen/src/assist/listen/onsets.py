@@ -55,11 +55,14 @@ from assist.core.turns import TurnRules
 
 REARM_MS = 256
 """Quiet (below the gate) that ends one loud run, so the next loud onset is a new one."""
-HEARD_AFTER_MS = (384, 704)
+HEARD_AFTER_MS = (384, 704, 1024)
 """When the speech since a loud onset is recognised for `heard`: at 384 ms a backchannel or
 the first word ("Wait") is said, and whisper tiny.en takes about half a second on two busy
 cores, so its text reaches the server well within the 1200 ms hold; the second look hears
-the words after a first "Yeah," and still lands about when the hold ends."""
+the words after a first "Yeah," and still lands about when the hold ends; the third hears
+them when the "Yeah," was slow or the onset late (through the canceller, a frame or two into
+the word): "Yeah, but what about Friday?" was heard as "Yeah." by both looks before, and the
+line resumed. Its words, said within the hold, stop the line even when they come after it."""
 HEARD_CONFIDENCE = math.exp(-1)
 """Below this (0.37) a peek's text is no words heard: whisper's own mark of a failed decoding
 (its `log_prob_threshold`, -1 in mean log probability). On a fraction of a second cut from a

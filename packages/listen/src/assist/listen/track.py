@@ -17,8 +17,8 @@ ends it, with its line nearly ready. The line waits for the same recognition, so
 cost it nothing. The built-in `silence` rule keeps today's timing.
 
 A loud onset (16.3) may have paused the assistant's line: the speech since it is handed to
-the recogniser as a peek `HEARD_AFTER_MS` in (twice), and its text is sent as `heard`, so the
-server knows within its hold whether those were words. Only while someone reads the signals,
+the recogniser as a peek `HEARD_AFTER_MS` in (three times), and its text is sent as `heard`,
+so the server knows within its hold whether those were words. Only while someone reads the signals,
 and, where a canceller knows (a voice has sent it what it plays), only while the voice plays;
 never waited for here.
 
