@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from assist.core.echo_reference import MAX_SAMPLES, encode
 from assist.listen.capture_clock import FIXED_AFTER_S, CaptureClock
-from assist.listen.echo_canceller import COMFORT_RMS, EchoCanceller
+from assist.listen.echo_canceller import COMFORT_RMS, REVERB_S, EchoCanceller
 from assist.listen.echo_filters import AEC3_CHUNK, Aec3Filter, Filter, SpeexFilter, load_filter
 from assist.listen.echo_ring import ReferenceRing, ReferenceSocket
 from assist.mcp.demo.rooms.room import pitched
@@ -262,6 +262,27 @@ def test_once_trusted_the_voices_residue_is_a_quiet_rooms_noise_and_the_users_wo
     assert echo_only and len(faint) >= 0.8 * len(echo_only)
     user_frames = frames[first_user:last_user]
     assert np.sqrt(np.mean(np.square(user_frames))) > 0.5 * np.sqrt(np.mean(np.square(user)))
+
+
+@FILTERS
+def test_words_said_once_the_echo_has_rung_out_pass_untouched(
+    speech: tuple[np.ndarray, np.ndarray], kind: type[Filter]
+) -> None:
+    """An answer said a moment after the question, within the half second the voice counts as
+    playing for the echo's tail: once the lag is known and the echo has rung out, the frames
+    are the microphone's own, not what the filter and the residual gate make of them (the
+    soft start of "No," came back as a quiet room's noise and the answer as "keep it")."""
+    line, user = speech
+    canceller = EchoCanceller(ReferenceRing(), kind())
+    echo_ends_s = (len(line) + room_impulse().size) / 16_000 + 0.04
+    heard = mix(
+        line, delay_s=0.04, gain=1.0, user=user, user_at_s=echo_ends_s + 0.3,
+        impulse=room_impulse(), canceller=canceller,
+    )  # fmt: skip
+    assert canceller.lag is not None
+    rung_out = round((echo_ends_s + REVERB_S + 0.032) * 16_000) // 512 * 512
+    user_ends = round((echo_ends_s + 0.3) * 16_000) + len(user)
+    assert np.array_equal(heard.cancelled[rung_out:user_ends], heard.microphone[rung_out:user_ends])
 
 
 @FILTERS

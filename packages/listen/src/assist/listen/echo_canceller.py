@@ -111,8 +111,16 @@ word as less than speech: "No," of "No, keep it." said half a second after a que
 0.34-0.55, started no turn, and the answer came as "keep it" (3 of 10); after noise it scores
 as after the room (benchmarks/README.md)."""
 HOLD_S = 0.5
-"""After the last reference block stops sounding, cancellation goes on this long for the
-echo's tail (the filter's span, the lead and the room's reverberation), then frames pass."""
+"""After the last reference block stops sounding, the voice counts as playing this long for
+the echo's tail (the filter's span, the lead and the room's reverberation, a lag not yet
+found), then frames pass."""
+REVERB_S = 0.2
+"""Once the lag is known, how long the echo of the voice's last sound rings on after it is
+heard: from then to the end of HOLD_S the frames pass untouched. A living room's reverberation
+falls some 60 dB in 0.3-0.5 s, so after 0.2 s the voice at 0 dB (RMS 0.3) has left less than
+the residual gate. In that part of the tail the filter and the residual gate took the soft
+start of a word said just after a line: the "No," of "No, keep it." said half a second after
+a question, lost in 4 of 10 answers in the software room (confirm heard "keep it")."""
 
 
 class EchoCanceller:
@@ -191,6 +199,9 @@ class EchoCanceller:
         self._look_for_lag(frame, at)
         if self._shift is None:
             return frame
+        if self._rung_out(at):
+            self._filtering = False
+            return frame
         if not self._filtering:
             self.filter.restart()
             self._filtering = True
@@ -205,6 +216,12 @@ class EchoCanceller:
         if np.sqrt(np.mean(np.square(cancelled))) < RESIDUAL_GATE:
             return (self._comfort.standard_normal(len(cancelled)) * COMFORT_RMS).astype(np.float32)
         return cancelled
+
+    def _rung_out(self, at: float) -> bool:
+        """Whether the voice's echo has died away by `at`: heard `lag` after its stamps, the
+        last sound played has rung on for REVERB_S since."""
+        last = self.ring.last_sound
+        return self.lag is not None and last is not None and at > last + self.lag + REVERB_S
 
     def _learn(self, frame: np.ndarray, cancelled: np.ndarray) -> None:
         """Settle once the filter's `settle_s` of played sound, the lag known, came out
