@@ -102,6 +102,18 @@ def test_a_line_heard_twice_whose_join_reads_as_another_line_is_all_echo() -> No
     assert without_said("i order shall i order shall", said) == ""
 
 
+def test_two_lines_heard_whole_whose_join_reads_as_a_longer_line_are_all_echo() -> None:
+    """Found by hypothesis in CI: "claude … shall i order" matched four words across the join
+    of "shall claude i" and "shall i order" and was taken first, leaving "shall"."""
+    said = ["claude shall i order", "shall claude i", "shall i order"]
+    assert without_said("shall claude i shall i order", said) == ""
+
+
+def test_a_short_line_inside_a_longer_one_cut_short_does_not_split_it() -> None:
+    said = ["shall i order more compost for the raised beds", "order more compost"]
+    assert without_said("i order more compost for the raised", said) == ""
+
+
 @given(st.lists(SAID_LINE, min_size=1, max_size=3), st.data())
 def test_a_line_made_only_of_lines_it_said_is_all_echo(
     said: list[str], data: st.DataObject

@@ -123,21 +123,32 @@ def _stretches(heard: Sequence[str | None], said: Sequence[str]) -> list[_Stretc
 
 
 def _marked(heard: Sequence[str], said: Sequence[str]) -> list[bool]:
-    """For each heard word, whether it is the assistant's. The stretch matching most words,
-    of any said line, is taken first (of equals, the one with fewest gaps: a line heard whole
-    before another line's scattered match of the same words; then the earliest, so that a
-    match across the join of two echoes, "… shall | i order …", cannot split both), and the
-    rest looked for in what is still unmarked, so a line is found in its own echo rather than
-    in another's, and once for each time heard."""
-    marks = [False] * len(heard)
+    """For each heard word, whether it is the assistant's: of two greedy readings (`_reading`),
+    the one that finds more of the line its own voice, the first of equals. Taking the stretch
+    that matches most words first fails where a longer line matches across the join of two
+    shorter ones heard whole ("shall claude i | shall i order" read as "claude … shall i order",
+    leaving "shall"); taking whole lines first fails where a short line sits inside a longer
+    one cut short, and splits it (hypothesis found both)."""
     lines = [[word.token for word in _words(text)] for text in said]
+    readings = [_reading(heard, lines, whole_first) for whole_first in (False, True)]
+    return max(readings, key=sum)
+
+
+def _reading(heard: Sequence[str], lines: Sequence[Sequence[str]], whole_first: bool) -> list[bool]:
+    """The stretch matching most words, of any said line, is taken first (with `whole_first`,
+    a line heard whole and unbroken before any other; of equals, the one with fewest gaps: a
+    line heard whole before another line's scattered match of the same words; then the
+    earliest, so that a match across the join of two echoes, "… shall | i order …", cannot
+    split both), and the rest looked for in what is still unmarked, so a line is found in its
+    own echo rather than in another's, and once for each time heard."""
+    marks = [False] * len(heard)
     stretches: list[_Stretch] = []
     while True:
         left = [None if mark else token for token, mark in zip(heard, marks, strict=True)]
         found = [stretch for words in lines for stretch in _stretches(left, words)]
         if not found:
             break
-        best = max(found, key=lambda s: (s.matched, s.matched / (s.end - s.start), -s.start))
+        best = max(found, key=lambda s: (whole_first and _whole(s), *_rank(s)))
         marks[best.start : best.end] = [True] * (best.end - best.start)
         stretches.append(best)
     for stretch in stretches:
@@ -152,6 +163,16 @@ def _marked(heard: Sequence[str], said: Sequence[str]) -> list[bool]:
         if after - stretch.end <= min(MISHEARD, stretch.said_after):
             marks[stretch.end : after] = [True] * (after - stretch.end)
     return marks
+
+
+def _whole(stretch: _Stretch) -> bool:
+    """Whether the stretch is a said line heard whole, word for word, with no gap."""
+    unbroken = stretch.matched == stretch.end - stretch.start
+    return unbroken and stretch.said_before == stretch.said_after == 0
+
+
+def _rank(stretch: _Stretch) -> tuple[int, float, int]:
+    return (stretch.matched, stretch.matched / (stretch.end - stretch.start), -stretch.start)
 
 
 def _text(line: str, words: Sequence[_Word], kept: Sequence[bool]) -> str:
