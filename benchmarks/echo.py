@@ -94,6 +94,7 @@ class Recorded:
         self.filter, self.name = filter, filter.name
         self.needs_lag, self.follows_s = filter.needs_lag, filter.follows_s
         self.settle_s, self.onset_prob = filter.settle_s, filter.onset_prob
+        self.lowers_words = filter.lowers_words
         self.last: np.ndarray | None = None
 
     def restart(self) -> None:
@@ -318,7 +319,7 @@ def replayed(canceller: Any, blocks: list[Any], microphone: np.ndarray, start: f
     from assist.listen.echo_canceller import WAIT_S
     from echo_mix import Mix
 
-    out, settled, playing, onset_probs = [], [], [], []
+    out, settled, playing, onset_probs, onset_levels = [], [], [], [], []
     arrived = 0
     for number in range(len(microphone) // 512):
         frame = microphone[number * 512 : (number + 1) * 512]
@@ -330,8 +331,11 @@ def replayed(canceller: Any, blocks: list[Any], microphone: np.ndarray, start: f
         settled.append(canceller.settled)
         playing.append(canceller.playing)
         onset_probs.append(canceller.onset_prob)
+        onset_levels.append(canceller.onset_level)
     unsettled = [p and not s for p, s in zip(playing, settled, strict=True)]
-    heard = Mix(microphone[: len(out) * 512], np.concatenate(out), unsettled, onset_probs)
+    heard = Mix(
+        microphone[: len(out) * 512], np.concatenate(out), unsettled, onset_probs, onset_levels
+    )
     return heard, settled, playing
 
 

@@ -40,6 +40,8 @@ class Mix:
     """Per frame: the canceller had not yet learnt the room while the voice played."""
     onset_probs: list[float | None]
     """Per frame: the speech probability a loud onset needed, where the canceller set it."""
+    onset_levels: list[float | None]
+    """Per frame: the level a loud onset needed, where the canceller set it."""
 
 
 def mix(
@@ -72,7 +74,7 @@ def mix(
     played = np.zeros(length + AHEAD, np.int16)  # then silence, as the helper sends it
     played[: len(line)] = np.round(np.clip(line, -1, 1) * 32767).astype(np.int16)[:length]
     cancelled = np.zeros(length, np.float32)
-    unsettled, onset_probs = [], []
+    unsettled, onset_probs, onset_levels = [], [], []
     sent = 0
     for start in range(0, length, FRAME_SAMPLES):
         while sent < len(played) and sent < start + AHEAD:  # the player runs ahead
@@ -82,7 +84,8 @@ def mix(
         cancelled[start : start + FRAME_SAMPLES] = canceller.cancel(frame, START + start / RATE_HZ)
         unsettled.append(canceller.playing and not canceller.settled)
         onset_probs.append(canceller.onset_prob)
-    return Mix(microphone, cancelled, unsettled, onset_probs)
+        onset_levels.append(canceller.onset_level)
+    return Mix(microphone, cancelled, unsettled, onset_probs, onset_levels)
 
 
 def room_impulse(seed: int = 7) -> np.ndarray:
@@ -98,18 +101,18 @@ def room_impulse(seed: int = 7) -> np.ndarray:
 def loud_onsets(samples: np.ndarray, heard: Mix | None = None) -> list[float]:
     """Seconds at which the barge-in gate finds a loud speech onset in `samples`; as the track
     does, none in the frames where `heard`'s canceller had not learnt the room, and at the
-    speech probability it asked for."""
+    speech probability and level it asked for."""
     rules = TurnRules()
     vad, onsets = SileroVad(), LoudOnsets(rules)
     found = []
     for number, start in enumerate(range(0, len(samples) - FRAME_SAMPLES + 1, FRAME_SAMPLES)):
         frame = samples[start : start + FRAME_SAMPLES]
         level = float(np.sqrt(np.mean(np.square(frame))))
-        needed = None
+        needed = loud = None
         if heard is not None:
             level = 0.0 if heard.unsettled[number] else level
-            needed = heard.onset_probs[number]
-        onset = onsets.feed(number, vad.probability(frame), level, needed)
+            needed, loud = heard.onset_probs[number], heard.onset_levels[number]
+        onset = onsets.feed(number, vad.probability(frame), level, needed, loud)
         if onset is not None:
             found.append(onset * FRAME_SAMPLES / RATE_HZ)
     return found

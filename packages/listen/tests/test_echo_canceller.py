@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from assist.core.echo_reference import MAX_SAMPLES, encode
 from assist.listen.capture_clock import FIXED_AFTER_S, CaptureClock
-from assist.listen.echo_canceller import COMFORT_RMS, REVERB_S, EchoCanceller
+from assist.listen.echo_canceller import COMFORT_RMS, RESIDUAL_GATE, REVERB_S, EchoCanceller
 from assist.listen.echo_filters import AEC3_CHUNK, Aec3Filter, Filter, SpeexFilter, load_filter
 from assist.listen.echo_ring import ReferenceRing, ReferenceSocket
 from assist.mcp.demo.rooms.room import pitched
@@ -239,6 +239,26 @@ def test_a_user_talking_over_aec3s_echo_early_in_the_line_opens_a_loud_onset_on_
     onsets = loud_onsets(heard.cancelled, heard)
     first_word = 1.5 + 0.2
     assert onsets and 1.5 <= onsets[0] < first_word, onsets
+
+
+@FILTERS
+def test_a_user_whose_first_word_aec3_lowers_with_the_echo_still_opens_the_onset_on_it(
+    speech: tuple[np.ndarray, np.ndarray], kind: type[Filter]
+) -> None:
+    """Here, over a line at 0 dB that comes 0.1 s before its stamps (as through PulseAudio),
+    AEC3 took the user's "Wait" (RMS 0.2-0.26) down to 0.02-0.04: at the barge-in gate's level
+    the onset came on a later word, 0.73 s after their first sound. Speex, with no
+    suppressor, needs no lower level, and is given none."""
+    line, user = speech
+    canceller = EchoCanceller(ReferenceRing(), kind())
+    heard = mix(line, delay_s=-0.1, gain=1.0, user=user, user_at_s=3.04, canceller=canceller)
+    if kind is SpeexFilter:
+        assert set(heard.onset_levels) == {None}
+        return
+    assert RESIDUAL_GATE in heard.onset_levels
+    first_sound = 3.04 + int(np.argmax(np.abs(user) > 0.01)) / 16_000
+    onsets = loud_onsets(heard.cancelled, heard)
+    assert onsets and first_sound - 0.05 <= onsets[0] < first_sound + 0.2, onsets
 
 
 @FILTERS

@@ -169,6 +169,18 @@ class EchoCanceller:
         return self.filter.onset_prob if self.playing and self._settled else None
 
     @property
+    def onset_level(self) -> float | None:
+        """The level a loud onset needs in the last frame, where the filter's output is used
+        and lowers the user's words with the echo (AEC3), else None: the barge-in gate's. A
+        frame that passed the residual gate is not the voice's residue, and AEC3 took "Wait"
+        (RMS 0.2-0.26 as said) down to 0.03-0.11 over the line: at the barge-in gate's 0.05
+        the onset waited for a later word, 0.6-1.4 s on, at 6 of 32 places in a line echoed
+        at 0 dB (software, the echo 0.1 s before its stamps as through PulseAudio), at this
+        level at 1; the echo alone opened none (benchmarks/README.md)."""
+        used = self.playing and self._settled and self.filter.lowers_words
+        return RESIDUAL_GATE if used else None
+
+    @property
     def informed(self) -> bool:
         """Whether a voice has sent what it plays: until then `playing` knows nothing (a
         voice that sends no reference, as the tests' stand-in, may be playing all the same)."""

@@ -47,6 +47,10 @@ class Filter(Protocol):
     onset_prob: float | None
     """The speech probability a loud onset needs in the filter's output while the voice plays
     (None: the turn rules' own)."""
+    lowers_words: bool
+    """Whether the filter's output lowers the user's words over the voice with the echo (an
+    echo suppressor): then the loud-onset gate, while that output is used, is the residual
+    gate's level rather than the barge-in gate's."""
 
     def cancel(self, microphone: np.ndarray, reference: np.ndarray) -> np.ndarray: ...
 
@@ -77,6 +81,10 @@ class Aec3Filter:
     after the user's first sound, on a later word, in recordings of the PulseAudio room; at 0.2
     within 60-100 ms in 16 of 24 cases, and the echo alone, gated to silence once trusted,
     opened none in ten recordings (benchmarks/README.md)."""
+    lowers_words = True
+    """AEC3's suppressor takes the user's first word down with the echo ("Wait" at RMS 0.2-0.26
+    came out at 0.03-0.11, or not at all), so the loud-onset gate is the residual gate's
+    (echo_canceller.onset_level)."""
 
     def __init__(self) -> None:
         from pywebrtc_audio import AudioProcessor
@@ -123,6 +131,9 @@ class SpeexFilter:
     itself off in the PulseAudio room)."""
     onset_prob: float | None = None
     """Speex leaves the user's words as they were: at 0.2 its residue opened loud onsets."""
+    lowers_words = False
+    """Speex has no suppressor (its preprocessor stays off), and its residue, 14-18 dB down
+    on a 0 dB echo in software, can pass the residual gate."""
 
     def __init__(self) -> None:
         self.relearn()

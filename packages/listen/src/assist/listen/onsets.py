@@ -36,7 +36,8 @@ The loud onset is found apart from the turn segmenter: while the assistant's own
 back through the microphone the segmenter is already inside a turn (the echo), so a person
 talking over it starts no new turn. A loud onset is a run of speech frames as long as the
 segmenter's onset rule (96 ms) that are also at or above the echo gate's level (AGENT-A's RMS
-0.05); the next one is found only once the level has stayed below the gate for REARM_MS.
+0.05; while AEC3's output is used, the canceller asks for its own: `onset_prob`, `onset_level`);
+the next one is found only once the level has stayed below the gate for REARM_MS.
 """
 
 from __future__ import annotations
@@ -89,12 +90,19 @@ class LoudOnsets:
         self._rearm_frames = -(-REARM_MS // rules.frame_ms)
 
     def feed(
-        self, frame: int, probability: float, level: float, start_prob: float | None = None
+        self,
+        frame: int,
+        probability: float,
+        level: float,
+        start_prob: float | None = None,
+        start_level: float | None = None,
     ) -> int | None:
-        """One frame; the onset frame when a loud run has just been confirmed. `start_prob`:
-        the speech probability it needs, where the canceller asks for its own."""
+        """One frame; the onset frame when a loud run has just been confirmed. `start_prob`
+        and `start_level`: the speech probability and level it needs, where the canceller asks
+        for its own."""
         needed = self._rules.start_prob if start_prob is None else start_prob
-        if probability >= needed and level >= self._level:
+        loud = self._level if start_level is None else start_level
+        if probability >= needed and level >= loud:
             self._run += 1
             self._quiet = 0
         else:

@@ -147,7 +147,7 @@ class Track:
                 probability = 0.0  # the assistant's own voice as heard: no turn of the user's
             if self._loud is not None and self._signals is not None:
                 onset = self._loud.feed(
-                    self.frames, probability, self._gated(level), self._onset_prob()
+                    self.frames, probability, self._gated(level), *self._onset_needs()
                 )
                 if onset is not None:
                     self._signals.loud(self.name, onset * self.rules.frame_ms, level)
@@ -224,10 +224,12 @@ class Track:
         voice's first loud frames through."""
         return 0.0 if self._voice_uncancelled() else level
 
-    def _onset_prob(self) -> float | None:
-        """The speech probability a loud onset needs in this frame, where the canceller's
-        output calls for its own (AEC3's), else None: the turn rules'."""
-        return None if self._canceller is None else self._canceller.onset_prob
+    def _onset_needs(self) -> tuple[float | None, float | None]:
+        """The speech probability and level a loud onset needs in this frame, where the
+        canceller's output calls for its own (AEC3's), else None: the turn rules' and the
+        barge-in gate's."""
+        canceller = self._canceller
+        return (None, None) if canceller is None else (canceller.onset_prob, canceller.onset_level)
 
     def _handle(self, events: list[Any]) -> None:
         for event in events:
