@@ -245,7 +245,7 @@ def test_a_user_talking_over_aec3s_echo_early_in_the_line_opens_a_loud_onset_on_
 def test_a_user_whose_first_word_aec3_lowers_with_the_echo_still_opens_the_onset_on_it(
     speech: tuple[np.ndarray, np.ndarray], kind: type[Filter]
 ) -> None:
-    """Here, over a line at 0 dB that comes 0.1 s before its stamps (as through PulseAudio),
+    """Here, over a line at 0 dB that comes 0.1 s before its stamps (a stamp off by as much),
     AEC3 took the user's "Wait" (RMS 0.2-0.26) down to 0.02-0.04: at the barge-in gate's level
     the onset came on a later word, 0.73 s after their first sound. Speex, with no
     suppressor, needs no lower level, and is given none."""
