@@ -172,12 +172,8 @@ class EchoCanceller:
     def onset_level(self) -> float | None:
         """The level a loud onset needs in the last frame, where the filter's output is used
         and lowers the user's words with the echo (AEC3), else None: the barge-in gate's. A
-        frame that passed the residual gate is not the voice's residue, and AEC3 took "Wait"
-        (RMS 0.2-0.26 as said) down to 0.03-0.11 over the line: at the barge-in gate's 0.05
-        the onset waited for a later word, 0.6-1.4 s on, at 6 of 32 places in a line echoed
-        at 0 dB (software, the echo 0.1 s before its stamps), at this level at 1; 15 ms after
-        them, as through PulseAudio now, at 10 and 7; the echo alone opened none
-        (benchmarks/README.md)."""
+        frame that passed the residual gate is not the voice's residue, and at the barge-in
+        gate's level a first word AEC3 lowered was often missed (`Aec3Filter.lowers_words`)."""
         used = self.playing and self._settled and self.filter.lowers_words
         return RESIDUAL_GATE if used else None
 
