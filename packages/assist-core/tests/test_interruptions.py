@@ -8,6 +8,7 @@ import pytest
 from assist.core.interruptions import (
     BACKCHANNELS,
     HOLD_MS,
+    REACTIONS,
     Interruptions,
     is_backchannel,
     peek_prompt,
@@ -39,18 +40,20 @@ def test_any_other_word_is_no_backchannel(text: str) -> None:
     assert not is_backchannel(text)
 
 
-@pytest.mark.parametrize("text", ["Uh.", "Um, okay.", "Uh-huh.", "Er, mm-hm."])
-def test_a_hesitation_is_a_sound_not_a_word(text: str) -> None:
+@pytest.mark.parametrize("text", ["Uh.", "Um, okay.", "Uh-huh.", "Er, mm-hm.", "Oh.", "Oh, yeah."])
+def test_a_hesitation_or_a_reaction_is_a_sound_not_a_word(text: str) -> None:
     assert is_backchannel(text)
 
 
-@pytest.mark.parametrize("text", ["Um, wait.", "Uh, sorry.", "Huh?", "Er, no"])
+@pytest.mark.parametrize(
+    "text", ["Um, wait.", "Uh, sorry.", "Huh?", "Er, no", "Oh, wait.", "Oh no"]
+)
 def test_words_after_a_hesitation_are_still_words(text: str) -> None:
     assert not is_backchannel(text)
 
 
 INTERRUPTING = ["wait", "no stop", "hold it", "what about", "sorry"]
-sounds = st.lists(st.sampled_from([*BACKCHANNELS, *HESITATIONS]), max_size=6)
+sounds = st.lists(st.sampled_from([*BACKCHANNELS, *HESITATIONS, *REACTIONS]), max_size=6)
 
 
 @given(sounds, sounds)

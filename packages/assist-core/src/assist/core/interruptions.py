@@ -48,18 +48,25 @@ BACKCHANNELS: tuple[str, ...] = (
 """The English backchannels of 16.3, the default of `barge_in.backchannels`: a listener's
 "go on", never a bid for the floor."""
 
+REACTIONS: tuple[str, ...] = ("oh",)
+"""A listener's reaction, no bid for the floor, and what whisper writes for a voiced sound it
+cannot place: in the echo set through the PulseAudio room a cough was heard as "Oh." and "Oh,
+yeah." and stopped the line, and Piper's "Uh-huh" over the voice came back as "Oh.". Like a
+hesitation it is a sound here, never words: "Oh, wait." stops on "wait"."""
+SOUNDS = frozenset(HESITATIONS) | frozenset(REACTIONS)
+
 Action = Literal["pause", "stop", "resume"]
 
 
 def is_backchannel(text: str, backchannels: Iterable[str] = BACKCHANNELS) -> bool:
     """True when every word of `text` belongs to a backchannel, one after another ("Mm-hm,
-    yeah."), or is a hesitation ("Uh, okay."), or it holds no word at all (a cough heard as
-    nothing). Case and punctuation are ignored, as in the yes/no rule."""
+    yeah."), or is a hesitation or a reaction ("Uh, okay.", "Oh."), or it holds no word at
+    all (a cough heard as nothing). Case and punctuation are ignored, as in the yes/no rule."""
     words = answer_words(text)
     phrases = [answer_words(phrase) for phrase in backchannels]
     covered = [True] + [False] * len(words)  # covered[i]: the first i words are backchannels
     for end in range(1, len(words) + 1):
-        covered[end] = (covered[end - 1] and words[end - 1] in HESITATIONS) or any(
+        covered[end] = (covered[end - 1] and words[end - 1] in SOUNDS) or any(
             phrase
             and len(phrase) <= end
             and covered[end - len(phrase)]
