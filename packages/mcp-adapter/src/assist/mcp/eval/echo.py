@@ -36,6 +36,7 @@ from assist.mcp.eval.echo_sets import (
     QUESTIONS,
     REPLIES,
     ROUNDS_PER_CONVERSATION,
+    SAID_AS,
     EchoSet,
 )
 from assist.mcp.eval.echo_spans import by_span, line_starts, stamp_s
@@ -257,7 +258,7 @@ def _trial(
             sound = cough(number)
         elif kind == "backchannel":
             person = BACKCHANNELS[number % len(BACKCHANNELS)]
-            sound = phrases(person)
+            sound = phrases(SAID_AS.get(person, person))
         elif kind == "interruption":
             person = INTERRUPTIONS[number % len(INTERRUPTIONS)]
             sound = phrases(person)

@@ -53,6 +53,10 @@ QUESTIONS = (
 )
 """The question, the person's answer, and what `confirm` should make of it."""
 BACKCHANNELS = ("Mm-hm.", "Yeah.", "Right.", "Okay.", "Uh-huh.")
+SAID_AS = {"Mm-hm.": "[[ ʔm̩ˈhm̩ ]]"}
+"""Sounds Piper is given as espeak phonemes: it reads "Mm-hm." as four letters ("em em aitch
+em"), which no listener says and whisper hears as words ("I'm gonna make it.", "And then make
+10."; 2 of 2 such trials stopped the line in the software room); this is the hum itself."""
 INTERRUPTIONS = (
     "Wait, stop there please.",
     "Hold on, that's wrong.",
