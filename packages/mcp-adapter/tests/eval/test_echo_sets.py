@@ -1,4 +1,4 @@
-"""The echo set's sounds are what a person says (behaviour.md 16.4)."""
+"""The echo set's sounds are what a person says (behaviour.md 16.5)."""
 
 from __future__ import annotations
 
@@ -11,11 +11,8 @@ SPELLED = ("ɛm", "eɪtʃ")
 
 def test_piper_says_each_backchannel_as_a_sound_not_as_the_letters_of_its_spelling() -> None:
     piper = Voice()._voice
-    try:
-        for person in BACKCHANNELS:
-            said = "".join("".join(part) for part in piper.phonemize(SAID_AS.get(person, person)))
-            assert not any(letter in said for letter in SPELLED), (person, said)
-            unknown = [mark for mark in said if mark not in piper.config.phoneme_id_map]
-            assert not unknown, f"Piper would drop {unknown} from {person!r}"
-    finally:
-        del piper
+    for person in BACKCHANNELS:
+        said = "".join("".join(part) for part in piper.phonemize(SAID_AS.get(person, person)))
+        assert not any(letter in said for letter in SPELLED), (person, said)
+        unknown = [mark for mark in said if mark not in piper.config.phoneme_id_map]
+        assert not unknown, f"Piper would drop {unknown} from {person!r}"
