@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import argparse
 import multiprocessing
-import os
 import statistics
 import subprocess
 import time
@@ -34,6 +33,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
+from busy import busy_cores
 
 COMPLETE = (
     "What time is it?",
@@ -58,13 +58,6 @@ CUT_OFF = (
 PAUSE_S = 0.2
 FEATURES_PATH = "packages/turn-smart/src/assist/turn/smart/features.py"
 PARTS = ("decision", "window", "log-mel", "run", "window cpu", "log-mel cpu", "run cpu")
-
-
-def spin(niceness: int) -> None:
-    """One busy core, at `niceness`."""
-    os.nice(niceness)
-    while True:
-        pass
 
 
 def decide(
@@ -150,29 +143,19 @@ def main() -> None:
     rounds = args.rounds if args.against else 1
 
     context = multiprocessing.get_context("spawn")
-    busy = [
-        context.Process(target=spin, args=(args.busy_nice,), daemon=True) for _ in range(args.busy)
-    ]
-    for process in busy:
-        process.start()
     loads = [load()]
     times = {name: {part: [] for part in PARTS} for name in sources}
     said: dict[str, dict[str, float]] = {}
     process_ms: dict[str, list[float]] = {name: [] for name in sources}
-    try:
-        with context.Pool(1, maxtasksperchild=1) as pool:
-            for _ in range(rounds):
-                for name, source in sources.items():
-                    job = pool.apply_async(decide, (clips, args.repeat, args.threads, source))
-                    got, said[name], cpu = job.get(timeout=1800)
-                    for part, values in got.items():
-                        times[name][part].extend(values)
-                    process_ms[name].append(cpu)
-                    loads.append(load())
-    finally:
-        for process in busy:
-            process.terminate()
-            process.join(5)
+    with busy_cores(args.busy, args.busy_nice), context.Pool(1, maxtasksperchild=1) as pool:
+        for _ in range(rounds):
+            for name, source in sources.items():
+                job = pool.apply_async(decide, (clips, args.repeat, args.threads, source))
+                got, said[name], cpu = job.get(timeout=1800)
+                for part, values in got.items():
+                    times[name][part].extend(values)
+                process_ms[name].append(cpu)
+                loads.append(load())
 
     names = list(sources)
     print(f"{'phrase':48} " + " ".join(f"{name[:14]:>14}" for name in names))
