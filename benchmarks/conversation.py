@@ -21,7 +21,10 @@ the turn segmenter, whisper tiny.en) and hears Piper speech written into a FIFO 
   (from the end of one to the start of the next), against [6, 9] s.
 
     uv run python benchmarks/conversation.py [--latency 5] [--barge 10] [--echo 50] \
-        [--turns 2] [--cycle 3] [--only cycle|echo --gains 0.1,0.2]
+        [--turns 2] [--cycle 3] [--only cycle|echo --gains 0.1,0.2] [--busy N]
+
+`--busy N` keeps N cores busy throughout with spinning processes (`busy.py`): 1 is "one other
+job" on the 2-core machine, 2 is both cores busy.
 
 Prints a Markdown table and writes `conversation.json` beside this file. Linux only.
 """
@@ -46,6 +49,7 @@ sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(TESTS))
 from assist.mcp.demo.rooms.voiced import Phrases  # noqa: E402
 from assist.mcp.eval import conversation as eval_conversation  # noqa: E402
+from busy import busy_cores  # noqa: E402
 from conversation_room import Room  # noqa: E402
 from mcp_server import percentile  # noqa: E402
 
@@ -373,7 +377,16 @@ def main() -> None:
     parser.add_argument(
         "--gains", default="0.1", help="echo levels for --only echo, comma-separated (0.1 = -20 dB)"
     )
+    parser.add_argument(
+        "--busy", type=int, default=0, metavar="N", help="keep N cores busy throughout (busy.py)"
+    )
     args = parser.parse_args()
+    with busy_cores(args.busy):
+        run(args)
+
+
+def run(args: argparse.Namespace) -> None:
+    """The parts `args` asks for, their tables printed and their figures written."""
     phrases = Phrases()
     results: dict[str, Any] = {}
     if args.only == "echo":

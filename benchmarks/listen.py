@@ -16,10 +16,12 @@ Piper's joe voice, 1.5 s apart, into one 16 kHz recording. Then, in one run:
 - **WER**: words recognised vs spoken over the whole meeting, clean (the real-time run above)
   and with white noise at 20 dB SNR (`--from FILE --fast`).
 
-    uv run python benchmarks/listen.py [--runs 1] [--turns smart-turn,silence]
+    uv run python benchmarks/listen.py [--runs 1] [--turns smart-turn,silence] [--busy N]
 
 Each run measures every turn model of `--turns` (`assist listen --turn NAME`, 16.1) one after
 the other, so they are compared under the same load; the table has a column for each.
+`--busy N` keeps N cores busy (`busy.py`) through each real-time run, the silent room included
+(its CPU share is still the listener's own): 1 is the half-busy machine of the goals.
 
 Linux only (/proc). Prints a Markdown table and writes the figures as JSON to --out.
 """
@@ -44,6 +46,7 @@ import numpy as np
 from assist.core.turn_scoring import HeardLine, Phrase, score_turns
 from assist.core.words import word_error_rate
 from assist.mcp.demo.rooms.voiced import VoicedMeeting, pcm16, voice_meeting, with_noise
+from busy import busy_cores
 
 ASSIST = Path(sys.executable).parent / "assist"
 SAMPLE = (
@@ -222,6 +225,9 @@ def main() -> None:
     arguments.add_argument("--runs", type=int, default=1)
     arguments.add_argument("--out", type=Path, default=Path(__file__).with_name("out"))
     arguments.add_argument("--turns", default="smart-turn,silence", help="turn models to compare")
+    arguments.add_argument(
+        "--busy", type=int, default=0, metavar="N", help="keep N cores busy in the real-time runs"
+    )
     options = arguments.parse_args()
     turns = options.turns.split(",")
     meeting = voice_meeting(sample_texts())
@@ -230,7 +236,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         work = Path(scratch)
         for run, turn in itertools.product(range(options.runs), turns):
-            live = real_time_run(meeting, work / f"live-{run}-{turn}", turn)
+            with busy_cores(options.busy):
+                live = real_time_run(meeting, work / f"live-{run}-{turn}", turn)
             noisy = noisy_run(meeting, work / f"noisy-{run}-{turn}", work, turn)
             times = recognition_times(live["folder"], live["lines"])
             factors = [spent / audio for spent, audio in times]
