@@ -72,3 +72,29 @@ def test_otherwise_the_last_word_alone_decides(words, end):
 def test_no_verb_particle_is_in_the_list():
     """Sentences end on "come in", "hold on", "log out": particles never veto."""
     assert not MID_PHRASE_WORDS & {"in", "on", "up", "out", "off", "down", "over", "back"}
+
+
+# Whisper tiny.en's words at a pause Smart Turn called complete, recognised as the listener's
+# early recognition hears them (up to the pause): pauses the phrase went on after.
+@pytest.mark.parametrize(
+    "text",
+    ["good", "Morning", "thinking of coffee", "what I really need from you as", "Thanks"],
+)
+def test_from_a_recogniser_that_punctuates_words_with_no_sentence_mark_stop_short(text):
+    assert ends_mid_phrase(text, punctuated=True)
+    assert not ends_mid_phrase(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Good, that matches.", "Is it?", 'He said "stop!"', "(Yes.)", "It works!”  ", "?!", ""],
+)
+def test_a_sentence_mark_at_the_end_closers_aside_is_a_sentence_that_may_end(text):
+    assert not ends_mid_phrase(text, punctuated=True)
+
+
+@given(st.lists(WORDS, min_size=1, max_size=6), ENDS, st.sampled_from(["", '"', ")", "”"]))
+def test_punctuated_adds_exactly_the_texts_with_no_mark_at_their_end(words, end, closer):
+    text = " ".join(words) + end.strip() + closer
+    marked = end.strip() != ""
+    assert ends_mid_phrase(text, punctuated=True) == (ends_mid_phrase(text) or not marked)

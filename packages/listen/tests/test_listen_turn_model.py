@@ -45,20 +45,30 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tupl
 
 
 def listen(
-    tmp_path: Path, path: Path, turn: str, *more: str, ending: str = ""
+    tmp_path: Path, path: Path, turn: str, *more: str, ending: str = "", punctuates: bool = False
 ) -> tuple[list[dict], list[str]]:
     """The lines and warnings of `assist listen --turn TURN` on `path`, every turn model
-    plugin loaded (the fake ones too), each recognised text ending in `ending`."""
-    lines, warnings, _ = listen_with_events(tmp_path, path, turn, *more, ending=ending)
+    plugin loaded (the fake ones too), each recognised text ending in `ending`, by a recogniser
+    that says it `punctuates` or not."""
+    lines, warnings, _ = listen_with_events(
+        tmp_path, path, turn, *more, ending=ending, punctuates=punctuates
+    )
     return lines, warnings
 
 
-def listen_with_events(tmp_path: Path, path: Path, turn: str, *more: str, ending: str = ""):
+def listen_with_events(
+    tmp_path: Path, path: Path, turn: str, *more: str, ending: str = "", punctuates: bool = False
+):
     """`listen`, and the NDJSON events on stdout after the session line (with `--events`)."""
-    folder = tmp_path / f"{turn}{''.join(more)}{len(ending)}"
+    folder = tmp_path / f"{turn}{''.join(more)}{len(ending)}{punctuates}"
     listener = Listener(
         folder / "s",
-        listen_env(folder, ASSIST_TURNS="", FAKE_STT_ENDING=ending),
+        listen_env(
+            folder,
+            ASSIST_TURNS="",
+            FAKE_STT_ENDING=ending,
+            FAKE_STT_PUNCTUATES="1" if punctuates else "",
+        ),
         *("--from", str(path), "--fast", "--stt", "fake", "--turn", turn, *more),
     )
     code, out, err = listener.wait()
@@ -112,6 +122,20 @@ def test_complete_at_every_pause_with_words_that_stop_short_writes_the_silence_r
     complete = listen(tmp_path, path, "always-complete", ending=" to")
     assert complete == listen(tmp_path, path, "silence", ending=" to")
     assert len(complete[0]) == 2, complete
+
+
+def test_a_recogniser_that_punctuates_holds_the_pauses_whose_words_have_no_sentence_mark(
+    tmp_path: Path, recording
+) -> None:
+    """ "heard 1.2 seconds" from a recogniser that ends every finished sentence with a mark is a
+    phrase broken off: the limit decides, as with no model. With the mark the short pause
+    ends the turns; from a recogniser that never punctuates the last word alone decides."""
+    path, _ = recording
+    held = listen(tmp_path, path, "always-complete", punctuates=True)
+    assert held == listen(tmp_path, path, "silence")
+    assert len(held[0]) == 2, held
+    assert len(listen(tmp_path, path, "always-complete", ending=".", punctuates=True)[0]) == 3
+    assert len(listen(tmp_path, path, "always-complete")[0]) == 3
 
 
 def test_whispers_words_keep_a_phrase_cut_short_going_though_the_model_says_complete(

@@ -2,9 +2,10 @@
 
 It hears no words: each turn comes back as "heard N.N seconds", so a test can tell turns apart
 by their length; `FAKE_STT_ENDING` is added to each text (a word a phrase stops short on, say,
-for the turn words). `FAKE_STT_FAIL` makes it raise on turns longer than `FAKE_STT_LONG_S`:
-`always` on every try, `once` on the first try of each such turn only. Every call is logged
-(the turn's seconds, then `ok` or `raised`) to `FAKE_STT_LOG` when set.
+for the turn words); with `FAKE_STT_PUNCTUATES` set it says it punctuates, so a text with no
+sentence mark at its end counts as broken off. `FAKE_STT_FAIL` makes it raise on turns longer
+than `FAKE_STT_LONG_S`: `always` on every try, `once` on the first try of each such turn only.
+Every call is logged (the turn's seconds, then `ok` or `raised`) to `FAKE_STT_LOG` when set.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ class FakeRecogniser:
 
     def __init__(self, options: RecogniserOptions) -> None:
         self.model = options.model or "seconds"
+        self.punctuates = bool(os.environ.get("FAKE_STT_PUNCTUATES"))
         self._failed: set[int] = set()
 
     def transcribe(self, samples, prompt: str = "") -> Recognised:

@@ -62,7 +62,11 @@ class Recogniser(Protocol):
     """A loaded recogniser. `transcribe` takes one turn as a float32 mono numpy array at
     16 kHz (assist.core never imports numpy) and returns what was said; silence gives
     empty text. `prompt` is text the speech is likely to hold (a peek's backchannels, 16.3),
-    a hint a recogniser may ignore. It is called from one thread at a time."""
+    a hint a recogniser may ignore. It is called from one thread at a time.
+
+    A recogniser that ends every sentence it hears finished with ".", "?" or "!" says so with
+    a class attribute `punctuates = True` (optional, False if absent): a turn's words without
+    one then count as broken off (`assist.core.turn_words`, 16.1)."""
 
     name: str
     model: str

@@ -14,11 +14,15 @@ conjunctions, prepositions that are not also verb particles ("come in", "hold on
 sentences), forms of "be", modal verbs, relative pronouns, and hesitation sounds. A phrase that
 does end on one ("Yes, we should.", "Where are you from?") waits for the limit, which is the
 silence rule's timing and never a cut-off. Whisper marks a phrase it hears break off with a
-trailing "...", "-" or ",", which counts the same.
+trailing "...", "-" or ",", which counts the same; and since it ends every sentence it hears
+finished with ".", "?" or "!", a text of a recogniser that punctuates with no such mark at its
+end ("good", "and when a client goes over that limit": a comma's pause, heard idle) counts as
+broken off too. A recogniser that writes no punctuation at all is judged by its last word only.
 """
 
 from __future__ import annotations
 
+from assist.core.sentences import SENTENCE_MARKS
 from assist.core.words import HESITATIONS, normalise_words
 
 DETERMINERS = frozenset({"a", "an", "the", "my", "your", "our", "their", "its", "every"})
@@ -43,13 +47,20 @@ MID_PHRASE_WORDS = (
 BROKEN_OFF = ("...", "…", "-", "—", "–", ",")
 """How a recogniser marks a phrase that stops short."""
 
+CLOSERS = "\"')]}”’»"
+"""What may follow a sentence's mark at its end: closing quotes and brackets."""
 
-def ends_mid_phrase(text: str) -> bool:
-    """Whether `text`, a turn's words so far, stops where a sentence does not end."""
+
+def ends_mid_phrase(text: str, punctuated: bool = False) -> bool:
+    """Whether `text`, a turn's words so far, stops where a sentence does not end.
+    `punctuated`: the recogniser ends every finished sentence with one of SENTENCE_MARKS, so
+    a text without one at its end stops short."""
     said = text.strip().lower()
     if not said:
         return False
     if said.endswith(BROKEN_OFF):
+        return True
+    if punctuated and not said.rstrip(CLOSERS).endswith(SENTENCE_MARKS):
         return True
     words = normalise_words(said)
     return bool(words) and words[-1] in MID_PHRASE_WORDS

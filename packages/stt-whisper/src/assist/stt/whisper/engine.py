@@ -43,6 +43,8 @@ class WhisperRecogniser:
     """A loaded Whisper model; see the module docstring."""
 
     name = NAME
+    punctuates = True
+    """Whisper ends each sentence it hears finished with ".", "?" or "!" (behaviour 16.1)."""
 
     def __init__(self, folder: Path, model: str, threads: int | None = None) -> None:
         from faster_whisper import WhisperModel
