@@ -173,3 +173,24 @@ def test_a_peek_is_told_the_backchannels_and_a_turn_is_not():
     recognition.commit(recognition.submit("room", 0, 10, samples(3)))
     recognition.drain()
     assert recogniser.calls == [4, 3] and recogniser.prompts == ["Mm-hm. Yeah.", ""]
+
+
+def test_a_recogniser_with_a_quick_look_of_its_own_is_peeked_with_it():
+    class Quick(Scripted):
+        def __init__(self):
+            super().__init__()
+            self.peeked: list[int] = []
+
+        def peek(self, samples, prompt=""):
+            self.peeked.append(len(samples))
+            return Recognised("a look", 0.5)
+
+    recogniser, heard = Quick(), []
+    recognition = Recognition(recogniser, lambda line, ticket: None, lambda text: None)
+    recognition.peek("room", samples(4), lambda text, _: heard.append(text))
+    deadline = time.monotonic() + 5
+    while not heard and time.monotonic() < deadline:
+        time.sleep(0.01)
+    recognition.commit(recognition.submit("room", 0, 10, samples(3)))
+    recognition.drain()
+    assert heard == ["a look"] and recogniser.peeked == [4] and recogniser.calls == [3]

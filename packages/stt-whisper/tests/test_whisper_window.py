@@ -86,3 +86,21 @@ def test_a_decoding_the_fitted_window_does_not_trust_goes_round_the_full_window(
     heard = recogniser.transcribe(audio, prompt="mm-hm")
     assert full == ["mm-hm"]
     assert "please" in heard.text.lower()
+
+
+def test_a_peek_hears_on_the_fitted_window_and_never_goes_round_the_full_one(
+    recogniser, monkeypatch
+):
+    """A peek's decoding that is not trusted is nothing heard: on half a second of a word's
+    start the full window's fallbacks took 5.5 s, and every line waited behind them."""
+    import numpy as np
+    from assist.engine_kit.recognisers import speak
+
+    audio = np.concatenate([np.zeros(3200, dtype=np.float32), speak("Wait, stop.")])
+    assert recogniser.peek(audio, "mm-hm").text == recogniser.transcribe(audio, "mm-hm").text
+    full = []
+    monkeypatch.setattr(recogniser, "transcribe_full", lambda a, p="": full.append(p))
+    monkeypatch.setattr(window, "repeats_itself", lambda text: True)
+    assert recogniser.peek(audio, "mm-hm").text == ""
+    assert recogniser.peek(np.zeros(0, dtype=np.float32)).text == ""
+    assert full == []

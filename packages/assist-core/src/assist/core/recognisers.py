@@ -66,7 +66,10 @@ class Recogniser(Protocol):
 
     A recogniser that ends every sentence it hears finished with ".", "?" or "!" says so with
     a class attribute `punctuates = True` (optional, False if absent): a turn's words without
-    one then count as broken off (`assist.core.turn_words`, 16.1)."""
+    one then count as broken off (`assist.core.turn_words`, 16.1). A recogniser may also have
+    `peek(samples, prompt)`, answered like `transcribe` but for the fraction of a second after
+    a loud onset (16.3), where being quick matters more than being thorough: with it the
+    listener's looks never wait for a slow decoding (optional; `transcribe` is used without)."""
 
     name: str
     model: str

@@ -19,7 +19,9 @@ a hold cannot), one waiting per track: a newer peek replaces one not yet started
 later news (mostly the same speech and more). A failing peek is dropped; the turn's own
 recognition says why. A peek is recognised with `peek_prompt` (the backchannels, 16.3) and a
 turn without: a peek is mostly a sound of a fraction of a second, which whisper untold hears
-as some words, where a turn is whatever was said.
+as some words, where a turn is whatever was said. A recogniser with a quicker look of its own
+(`peek`, the Recogniser protocol's optional method) is peeked with that: a peek goes before
+every turn, so a slow one holds every line.
 """
 
 from __future__ import annotations
@@ -172,8 +174,9 @@ class Recognition:
                 self._lock.notify_all()
 
     def _peek(self, samples: np.ndarray, heard: Heard) -> None:
+        look = getattr(self.recogniser, "peek", self.recogniser.transcribe)
         try:
-            result = self.recogniser.transcribe(samples, self._peek_prompt)
+            result = look(samples, self._peek_prompt)
         except Exception:  # the turn's own recognition tries again and reports a failure
             return
         heard(str(result.text).strip(), min(1.0, max(0.0, float(result.confidence or 0.0))))
