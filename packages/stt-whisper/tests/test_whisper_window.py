@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from assist.core.recognisers import RecogniserOptions
+from assist.core.recognisers import Recognised, RecogniserOptions
 from assist.stt.whisper import window
 from assist.stt.whisper.engine import WhisperRecogniser
 from assist.stt.whisper.plugin import build
@@ -88,19 +88,30 @@ def test_a_decoding_the_fitted_window_does_not_trust_goes_round_the_full_window(
     assert "please" in heard.text.lower()
 
 
-def test_a_peek_hears_on_the_fitted_window_and_never_goes_round_the_full_one(
-    recogniser, monkeypatch
-):
-    """A peek's decoding that is not trusted is nothing heard: on half a second of a word's
-    start the full window's fallbacks took 5.5 s, and every line waited behind them."""
+def test_a_peek_goes_round_the_full_window_once_without_the_fallbacks(recogniser, monkeypatch):
+    """Where the fitted window is not trusted, a peek decodes the full window once, greedily,
+    up to the tokens the speech can hold: the fallbacks at higher temperatures took 5.5 s on
+    half a second of a word's start, and every line waited behind them. A loop there is
+    nothing heard."""
     import numpy as np
     from assist.engine_kit.recognisers import speak
 
     audio = np.concatenate([np.zeros(3200, dtype=np.float32), speak("Wait, stop.")])
     assert recogniser.peek(audio, "mm-hm").text == recogniser.transcribe(audio, "mm-hm").text
-    full = []
-    monkeypatch.setattr(recogniser, "transcribe_full", lambda a, p="": full.append(p))
-    monkeypatch.setattr(window, "repeats_itself", lambda text: True)
-    assert recogniser.peek(audio, "mm-hm").text == ""
+    decoded = []
+    real = recogniser._model.transcribe
+    monkeypatch.setattr(
+        recogniser._model,
+        "transcribe",
+        lambda a, **options: decoded.append(options) or real(a, **options),
+    )
+    monkeypatch.setattr(recogniser._window, "decode", lambda audio, prompt: None)
+    assert "stop" in recogniser.peek(audio, "mm-hm").text.lower()
+    assert [options.get("temperature") for options in decoded] == [0.0]
+    assert decoded[0]["max_new_tokens"] == window.token_budget(len(audio) / 16_000)
     assert recogniser.peek(np.zeros(0, dtype=np.float32)).text == ""
-    assert full == []
+    for said, heard in (("No. No.", "No. No."), ("Yeah. Yeah. Yeah. Yeah. Yeah. Yeah.", "")):
+        monkeypatch.setattr(
+            recogniser, "transcribe_full", lambda *a, said=said, **k: Recognised(said, 0.9)
+        )
+        assert recogniser.peek(audio).text == heard

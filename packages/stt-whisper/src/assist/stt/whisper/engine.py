@@ -8,8 +8,8 @@ own VAD filter stays off: the listener's segmenter has already cut the turn.
 
 Turns shorter than about 25 s are decoded on a window fitted to them (`window`): a
 third of the time, the same words; a decoding that looks wrong there goes round the full
-30 s window as before. A peek, the first look after a loud onset (16.3), stays on the fitted
-window: what it does not trust there is nothing heard.
+30 s window as before. A peek, the first look after a loud onset (16.3), goes round it once
+only, without the fallbacks at higher temperatures: a look must be quick.
 
 The confidence is the mean token probability, exp of the segments' average log
 probability weighted by their token counts, clamped to 0..1.
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from assist.app.turn_audio import turn_samples
-from assist.core.recognisers import Recognised
-from assist.stt.whisper.window import FittedWindow
+from assist.core.recognisers import SAMPLE_RATE, Recognised
+from assist.stt.whisper.window import FittedWindow, repeats_itself, token_budget
 
 NAME = "whisper"
 THREADS = 2
@@ -71,19 +71,36 @@ class WhisperRecogniser:
         return _recognised(*fitted)
 
     def peek(self, samples: Any, prompt: str = "") -> Recognised:
-        """A first look at the speech since a loud onset (16.3): the fitted window only, and
-        nothing heard where that decoding is not trusted. The full window's fallbacks, six
-        temperatures over 30 s, took 5.5 s on half a second of a word's start here, for
-        "Yeah. Yeah. Yeah. Yeah. Yeah. Alright.", and every turn's line waited behind them."""
+        """A first look at the speech since a loud onset (16.3): as `transcribe`, but where
+        the fitted window is not trusted the full window is decoded once, greedily, without
+        faster-whisper's fallbacks at higher temperatures. Those took 5.5 s on half a second
+        of a word's start here, for "Yeah. Yeah. Yeah. Yeah. Yeah. Alright.", and every
+        turn's line waited behind them; one decoding takes about 0.5 s, and heard "Hold on."
+        and "Yeah. But what about..." where the fitted window was not trusted. It stops at the
+        tokens the speech can hold (a loop otherwise runs on for over a second), and a loop is
+        nothing heard."""
         audio = turn_samples(samples)
         if self._model is None:
             raise RuntimeError("this recogniser was closed; build a new one")
-        fitted = self._window.decode(audio, prompt) if audio.size else None
-        return EMPTY if fitted is None else _recognised(*fitted)
+        if audio.size == 0:
+            return EMPTY
+        fitted = self._window.decode(audio, prompt)
+        if fitted is not None:
+            return _recognised(*fitted)
+        budget = token_budget(audio.size / SAMPLE_RATE)
+        heard = self.transcribe_full(audio, prompt, at_most=budget)
+        return EMPTY if repeats_itself(heard.text) else heard
 
-    def transcribe_full(self, audio: Any, prompt: str = "") -> Recognised:
-        """One turn on whisper's full 30 s window, with faster-whisper's own fallbacks."""
-        segments, _ = self._model.transcribe(audio, **DECODING, initial_prompt=prompt or None)
+    def transcribe_full(
+        self, audio: Any, prompt: str = "", at_most: int | None = None
+    ) -> Recognised:
+        """One turn on whisper's full 30 s window, with faster-whisper's own fallbacks at
+        higher temperatures; or, given `at_most`, one greedy decoding of at most that many
+        new tokens."""
+        more = {} if at_most is None else {"temperature": 0.0, "max_new_tokens": at_most}
+        segments, _ = self._model.transcribe(
+            audio, **DECODING, **more, initial_prompt=prompt or None
+        )
         kept = [segment for segment in segments if segment.text.strip()]
         text = " ".join(segment.text.strip() for segment in kept)
         if not text:
