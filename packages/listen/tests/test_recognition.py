@@ -50,6 +50,13 @@ def samples(n):
     return np.zeros(n, dtype=np.float32)
 
 
+def wait_for(heard: list) -> None:
+    """Until a peek's text is in `heard`, at most 5 s."""
+    deadline = time.monotonic() + 5
+    while not heard and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def test_lines_are_written_in_commit_order_whatever_finishes_first():
     gate = threading.Event()
 
@@ -167,9 +174,7 @@ def test_a_peek_is_told_the_backchannels_and_a_turn_is_not():
         recogniser, lambda line, ticket: None, lambda text: None, peek_prompt="Mm-hm. Yeah."
     )
     recognition.peek("room", samples(4), lambda text, _: heard.append(text))
-    deadline = time.monotonic() + 5
-    while not heard and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(heard)
     recognition.commit(recognition.submit("room", 0, 10, samples(3)))
     recognition.drain()
     assert recogniser.calls == [4, 3] and recogniser.prompts == ["Mm-hm. Yeah.", ""]
@@ -188,9 +193,7 @@ def test_a_recogniser_with_a_quick_look_of_its_own_is_peeked_with_it():
     recogniser, heard = Quick(), []
     recognition = Recognition(recogniser, lambda line, ticket: None, lambda text: None)
     recognition.peek("room", samples(4), lambda text, _: heard.append(text))
-    deadline = time.monotonic() + 5
-    while not heard and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_for(heard)
     recognition.commit(recognition.submit("room", 0, 10, samples(3)))
     recognition.drain()
     assert heard == ["a look"] and recogniser.peeked == [4] and recogniser.calls == [3]

@@ -60,15 +60,7 @@ class WhisperRecogniser:
         """What was said in one turn of float32 mono 16 kHz samples ("" for nothing);
         `prompt` goes to whisper as the text said before it, which leans it towards those
         words."""
-        audio = turn_samples(samples)
-        if self._model is None:
-            raise RuntimeError("this recogniser was closed; build a new one")
-        if audio.size == 0:
-            return EMPTY
-        fitted = self._window.decode(audio, prompt)
-        if fitted is None:
-            return self.transcribe_full(audio, prompt)
-        return _recognised(*fitted)
+        return self._recognise(samples, prompt, quick=False)
 
     def peek(self, samples: Any, prompt: str = "") -> Recognised:
         """A first look at the speech since a loud onset (16.3): as `transcribe`, but where
@@ -79,6 +71,9 @@ class WhisperRecogniser:
         and "Yeah. But what about..." where the fitted window was not trusted. It stops at the
         tokens the speech can hold (a loop otherwise runs on for over a second), and a loop is
         nothing heard."""
+        return self._recognise(samples, prompt, quick=True)
+
+    def _recognise(self, samples: Any, prompt: str, quick: bool) -> Recognised:
         audio = turn_samples(samples)
         if self._model is None:
             raise RuntimeError("this recogniser was closed; build a new one")
@@ -87,6 +82,8 @@ class WhisperRecogniser:
         fitted = self._window.decode(audio, prompt)
         if fitted is not None:
             return _recognised(*fitted)
+        if not quick:
+            return self.transcribe_full(audio, prompt)
         budget = token_budget(audio.size / SAMPLE_RATE)
         heard = self.transcribe_full(audio, prompt, at_most=budget)
         return EMPTY if repeats_itself(heard.text) else heard
