@@ -60,6 +60,8 @@ class Playback:
 class Lines:
     """The recogniser: keeps the span of each turn submitted."""
 
+    punctuates = False
+
     def __init__(self) -> None:
         self.spans: list[tuple[int, int]] = []
 

@@ -84,6 +84,8 @@ class Recognition:
         peek_prompt: str = "",
     ) -> None:
         self.recogniser = recogniser
+        self.punctuates = bool(getattr(recogniser, "punctuates", False))
+        """Whether the recogniser ends each sentence it hears finished with a mark (16.1)."""
         self._warm_up = warm_up
         self._peek_prompt = peek_prompt
         self._write = write

@@ -96,7 +96,6 @@ class Track:
             rules, attrs.evolve(pause or PauseRules(), await_words=True)
         )
         self._turn_model = turn_model or SilenceRule()
-        self._punctuated = bool(getattr(recognition.recogniser, "punctuates", False))
         self._warn = warn
         self._model_failed = False
         self._vad = SileroVad()
@@ -300,7 +299,7 @@ class Track:
             return
         if not ticket.done:
             return
-        ends = not ends_mid_phrase(ticket.text, self._punctuated)
+        ends = not ends_mid_phrase(ticket.text, self.recognition.punctuates)
         if self._signals is not None:
             self._signals.words(self.name, ask.pause * self.rules.frame_ms, ends)
         self._handle(self._segmenter.confirm(ask, ends))
