@@ -23,14 +23,12 @@ import json
 import math
 import os
 import shutil
-import signal
 import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-import anyio
 from assist.mcp.demo.agent import BUILT_IN_AGENTS, agent_command_problem
 from assist.mcp.demo.live import STAND_IN, LiveOutput, summary_table
 from assist.mcp.demo.run import (
@@ -46,6 +44,7 @@ from assist.mcp.demo.talk import TalkFailed, TalkPlan, run_talk, user_lines
 from assist.mcp.demo.talk_output import progress
 from assist.mcp.demo.talk_output import summary_table as talk_table
 from assist.mcp.demo.voice_choice import NoVoice, demo_engine
+from assist.mcp.interruptible import run_interruptibly
 from assist.mcp.replay.meeting_files import BUILT_IN, MeetingError, load_meeting
 from rich.console import Console
 
@@ -55,23 +54,6 @@ TALK_LENGTH = "about 45 s"
 ROOMS = ("software", "pulse")
 DEFAULT_ROOM = "software"
 """The meeting is spoken into a room and heard by `assist listen` unless `--text`."""
-
-
-def run_interruptibly(function: Any, *args: Any) -> Any:
-    """`anyio.run`, with Ctrl-C raising KeyboardInterrupt where the loop is rather than
-    cancelling the main task, as asyncio's runner does for the default handler: a cancel
-    that reaches the task while the MCP client's task groups start can be absorbed, and the
-    demo went on with its story after a Ctrl-C (twice in CI runs of its test). The runner
-    leaves a handler of ours alone, and cancels the tasks left, bounded, on the way out."""
-
-    def interrupt(number: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGINT, interrupt)
-    try:
-        return anyio.run(function, *args)
-    finally:
-        signal.signal(signal.SIGINT, previous)
 
 
 async def run_demo(plan: Plan, live: LiveOutput) -> dict[str, Any]:
