@@ -38,7 +38,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import anyio
 import attrs
 from assist.mcp.demo.agent import BUILT_IN_AGENTS, agent_command_problem
 from assist.mcp.demo.command import AGENT_HELP
@@ -55,6 +54,7 @@ from assist.mcp.eval.turn_command import turns_command
 from assist.mcp.eval.turn_sets import DEFAULT_SET, TURN_SETS
 from assist.mcp.eval.turns import MODEL_LIMIT_MS, SILENCE_LIMITS_MS
 from assist.mcp.eval.views import HEADINGS, TOTAL, Row, cells, row_view, rows
+from assist.mcp.interruptible import run_interruptibly
 from assist.mcp.replay.meeting_files import BUILT_IN, EVALUATED, Meeting, MeetingError, load_meeting
 from rich.console import Console
 from rich.table import Table
@@ -294,7 +294,7 @@ def _run_all(
                 plan.write_files()
                 live = LiveOutput(Console(stderr=True, quiet=not args.verbose), NAME)
                 try:
-                    run = anyio.run(run_meeting, plan, live)
+                    run = run_interruptibly(run_meeting, plan, live)
                 except RunFailed as error:
                     failures.append(Failure(agent, spec, number, str(error)))
                     continue
