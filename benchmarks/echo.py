@@ -94,7 +94,7 @@ class Recorded:
         self.filter, self.name = filter, filter.name
         self.needs_lag, self.follows_s = filter.needs_lag, filter.follows_s
         self.settle_s, self.onset_prob = filter.settle_s, filter.onset_prob
-        self.lowers_words = filter.lowers_words
+        self.lowers_words, self.onset_frames = filter.lowers_words, filter.onset_frames
         self.last: np.ndarray | None = None
 
     def restart(self) -> None:
@@ -319,7 +319,7 @@ def replayed(canceller: Any, blocks: list[Any], microphone: np.ndarray, start: f
     from assist.listen.echo_canceller import WAIT_S
     from echo_mix import Mix
 
-    out, settled, playing, onset_probs, onset_levels = [], [], [], [], []
+    out, settled, playing, onset_probs, onset_levels, onset_runs = [], [], [], [], [], []
     arrived = 0
     for number in range(len(microphone) // 512):
         frame = microphone[number * 512 : (number + 1) * 512]
@@ -332,9 +332,15 @@ def replayed(canceller: Any, blocks: list[Any], microphone: np.ndarray, start: f
         playing.append(canceller.playing)
         onset_probs.append(canceller.onset_prob)
         onset_levels.append(canceller.onset_level)
+        onset_runs.append(canceller.onset_frames)
     unsettled = [p and not s for p, s in zip(playing, settled, strict=True)]
     heard = Mix(
-        microphone[: len(out) * 512], np.concatenate(out), unsettled, onset_probs, onset_levels
+        microphone[: len(out) * 512],
+        np.concatenate(out),
+        unsettled,
+        onset_probs,
+        onset_levels,
+        onset_runs,
     )
     return heard, settled, playing
 

@@ -42,6 +42,8 @@ class Mix:
     """Per frame: the speech probability a loud onset needed, where the canceller set it."""
     onset_levels: list[float | None]
     """Per frame: the level a loud onset needed, where the canceller set it."""
+    onset_runs: list[int | None]
+    """Per frame: the run of frames a loud onset needed, where the canceller set it."""
 
 
 def mix(
@@ -74,7 +76,7 @@ def mix(
     played = np.zeros(length + AHEAD, np.int16)  # then silence, as the helper sends it
     played[: len(line)] = np.round(np.clip(line, -1, 1) * 32767).astype(np.int16)[:length]
     cancelled = np.zeros(length, np.float32)
-    unsettled, onset_probs, onset_levels = [], [], []
+    unsettled, onset_probs, onset_levels, onset_runs = [], [], [], []
     sent = 0
     for start in range(0, length, FRAME_SAMPLES):
         while sent < len(played) and sent < start + AHEAD:  # the player runs ahead
@@ -85,7 +87,8 @@ def mix(
         unsettled.append(canceller.playing and not canceller.settled)
         onset_probs.append(canceller.onset_prob)
         onset_levels.append(canceller.onset_level)
-    return Mix(microphone, cancelled, unsettled, onset_probs, onset_levels)
+        onset_runs.append(canceller.onset_frames)
+    return Mix(microphone, cancelled, unsettled, onset_probs, onset_levels, onset_runs)
 
 
 def room_impulse(seed: int = 7) -> np.ndarray:
@@ -108,11 +111,12 @@ def loud_onsets(samples: np.ndarray, heard: Mix | None = None) -> list[float]:
     for number, start in enumerate(range(0, len(samples) - FRAME_SAMPLES + 1, FRAME_SAMPLES)):
         frame = samples[start : start + FRAME_SAMPLES]
         level = float(np.sqrt(np.mean(np.square(frame))))
-        needed = loud = None
+        needed = loud = run = None
         if heard is not None:
             level = 0.0 if heard.unsettled[number] else level
             needed, loud = heard.onset_probs[number], heard.onset_levels[number]
-        onset = onsets.feed(number, vad.probability(frame), level, needed, loud)
+            run = heard.onset_runs[number]
+        onset = onsets.feed(number, vad.probability(frame), level, needed, loud, run)
         if onset is not None:
             found.append(onset * FRAME_SAMPLES / RATE_HZ)
     return found

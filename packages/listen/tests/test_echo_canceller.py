@@ -256,18 +256,21 @@ def test_a_user_whose_first_word_aec3_lowers_with_the_echo_still_opens_the_onset
 
 
 @pytest.mark.parametrize(
-    ("kind", "needed"), [(Aec3Filter, RESIDUAL_GATE), (SpeexFilter, None)], ids=["aec3", "speex"]
+    ("kind", "needed", "run"),
+    [(Aec3Filter, RESIDUAL_GATE, 2), (SpeexFilter, None, None)],
+    ids=["aec3", "speex"],
 )
-def test_once_trusted_only_a_filter_that_lowers_the_words_asks_for_a_lower_onset_level(
-    speech: tuple[np.ndarray, np.ndarray], kind: type[Filter], needed: float | None
+def test_once_trusted_only_a_filter_that_lowers_the_words_asks_for_a_lower_level_and_run(
+    speech: tuple[np.ndarray, np.ndarray], kind: type[Filter], needed: float | None, run: int | None
 ) -> None:
     """Speex has no suppressor, and its residue can pass the residual gate: it keeps the
-    barge-in gate's level."""
+    barge-in gate's level and the turn rules' run of three frames."""
     line, _ = speech
     canceller = EchoCanceller(ReferenceRing(), kind())
     heard = mix(line, delay_s=0.04, gain=1.0, impulse=room_impulse(), canceller=canceller)
     assert canceller.settled
     assert set(heard.onset_levels) == {None, needed}
+    assert set(heard.onset_runs) == {None, run}
 
 
 @FILTERS

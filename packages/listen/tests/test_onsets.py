@@ -101,19 +101,26 @@ def test_the_speech_after_each_loud_onset_is_recognised_early_and_sent_as_heard(
     assert len(lines) == len({e["ms"] for e in events if e["event"] == "speech_started"})
 
 
-@given(st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), max_size=300))
+@given(
+    st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), max_size=300),
+    st.sampled_from([None, 1, 2, 3]),
+)
 def test_loud_onsets_open_a_run_of_loud_speech_and_are_apart_by_a_quiet_spell(
-    frames: list[tuple[float, float]],
+    frames: list[tuple[float, float]], run: int | None
 ) -> None:
+    """The run asked for (AEC3's two frames; None, the turn rules' three) is the run found."""
     rules = TurnRules()
     onsets = LoudOnsets(rules)
-    found = [
-        f for i, (p, level) in enumerate(frames) if (f := onsets.feed(i, p, level)) is not None
-    ]
+    found = []
+    for i, (p, level) in enumerate(frames):
+        onset = onsets.feed(i, p, level, start_frames=run)
+        if onset is not None:
+            assert onset == i + 1 - (run or rules.start_frames)  # found as the run completes
+            found.append(onset)
     loud = [p >= rules.start_prob and level >= BARGE_IN_LEVEL for p, level in frames]
     rearm = -(-REARM_MS // rules.frame_ms)
     for onset in found:
-        assert all(loud[onset : onset + rules.start_frames])
+        assert all(loud[onset : onset + (run or rules.start_frames)])
     for earlier, later in itertools.pairwise(found):
         quiet_run, longest = 0, 0
         for is_loud in loud[earlier:later]:

@@ -44,7 +44,7 @@ class Playback:
     """A canceller that takes nothing out and says the voice plays from PLAYS_FROM_S (or,
     `until`, up to it), trusted or not."""
 
-    onset_prob = onset_level = None
+    onset_prob = onset_level = onset_frames = None
 
     def __init__(self, plays: bool, settled: bool = False, until: bool = False) -> None:
         self._plays = plays

@@ -178,6 +178,12 @@ class EchoCanceller:
         return RESIDUAL_GATE if used else None
 
     @property
+    def onset_frames(self) -> int | None:
+        """The run of frames a loud onset needs in the last frame's run, where the filter's
+        output is used and it asks for its own (AEC3's), else None: the turn rules'."""
+        return self.filter.onset_frames if self.playing and self._settled else None
+
+    @property
     def informed(self) -> bool:
         """Whether a voice has sent what it plays: until then `playing` knows nothing (a
         voice that sends no reference, as the tests' stand-in, may be playing all the same)."""

@@ -51,6 +51,9 @@ class Filter(Protocol):
     """Whether the filter's output lowers the user's words over the voice with the echo (an
     echo suppressor): then the loud-onset gate, while that output is used, is the residual
     gate's level rather than the barge-in gate's."""
+    onset_frames: int | None
+    """The run of frames a loud onset needs in the filter's output while the voice plays
+    (None: the turn rules' own)."""
 
     def cancel(self, microphone: np.ndarray, reference: np.ndarray) -> np.ndarray: ...
 
@@ -87,6 +90,11 @@ class Aec3Filter:
     0.05 the onset then came on a later word at 6 of 32 places along a line echoed at 0 dB 0.1
     s before its stamps, 10 of 32 at 15 ms after them (as through PulseAudio); at the residual
     gate's level at 1 and 7, and the echo alone opened none (benchmarks/README.md)."""
+    onset_frames: int | None = 2
+    """Once trusted, AEC3 gates its residue to a quiet room's noise, so a loud run of two
+    frames is the user's: through the PulseAudio room, idle, the rule's frames took 113 ms of
+    the 269 from the user's first sound to the line silent with three, 85 with two, and the
+    voice at 0 dB paused none of 20 replies either way (benchmarks/README.md)."""
 
     def __init__(self) -> None:
         from pywebrtc_audio import AudioProcessor
@@ -136,6 +144,8 @@ class SpeexFilter:
     lowers_words = False
     """Speex has no suppressor (its preprocessor stays off), and its residue, 14-18 dB down
     on a 0 dB echo in software, can pass the residual gate."""
+    onset_frames: int | None = None
+    """Its residue can pass the gate: a loud onset needs the turn rules' full run."""
 
     def __init__(self) -> None:
         self.relearn()

@@ -36,7 +36,8 @@ The loud onset is found apart from the turn segmenter: while the assistant's own
 back through the microphone the segmenter is already inside a turn (the echo), so a person
 talking over it starts no new turn. A loud onset is a run of speech frames as long as the
 segmenter's onset rule (96 ms) that are also at or above the echo gate's level (AGENT-A's RMS
-0.05; while AEC3's output is used, the canceller asks for its own: `onset_prob`, `onset_level`);
+0.05; while AEC3's output is used, the canceller asks for its own: `onset_prob`, `onset_level`,
+and a run of `onset_frames`, two);
 the next one is found only once the level has stayed below the gate for REARM_MS.
 """
 
@@ -96,12 +97,14 @@ class LoudOnsets:
         level: float,
         start_prob: float | None = None,
         start_level: float | None = None,
+        start_frames: int | None = None,
     ) -> int | None:
-        """One frame; the onset frame when a loud run has just been confirmed. `start_prob`
-        and `start_level`: the speech probability and level it needs, where the canceller asks
-        for its own."""
+        """One frame; the onset frame when a loud run has just been confirmed. `start_prob`,
+        `start_level` and `start_frames`: the speech probability and level it needs, and the
+        run, where the canceller asks for its own."""
         needed = self._rules.start_prob if start_prob is None else start_prob
         loud = self._level if start_level is None else start_level
+        run = self._rules.start_frames if start_frames is None else start_frames
         if probability >= needed and level >= loud:
             self._run += 1
             self._quiet = 0
@@ -110,7 +113,7 @@ class LoudOnsets:
             self._quiet += 1
             if self._quiet >= self._rearm_frames:
                 self._armed = True
-        if self._armed and self._run >= self._rules.start_frames:
+        if self._armed and self._run >= run:
             self._armed = False
             return frame + 1 - self._run
         return None

@@ -224,12 +224,14 @@ class Track:
         voice's first loud frames through."""
         return 0.0 if self._voice_uncancelled() else level
 
-    def _onset_needs(self) -> tuple[float | None, float | None]:
-        """The speech probability and level a loud onset needs in this frame, where the
+    def _onset_needs(self) -> tuple[float | None, float | None, int | None]:
+        """The speech probability, level and run a loud onset needs in this frame, where the
         canceller's output calls for its own (AEC3's), else None: the turn rules' and the
         barge-in gate's."""
         canceller = self._canceller
-        return (None, None) if canceller is None else (canceller.onset_prob, canceller.onset_level)
+        if canceller is None:
+            return (None, None, None)
+        return (canceller.onset_prob, canceller.onset_level, canceller.onset_frames)
 
     def _handle(self, events: list[Any]) -> None:
         for event in events:
