@@ -319,7 +319,7 @@ def replayed(canceller: Any, blocks: list[Any], microphone: np.ndarray, start: f
     from assist.listen.echo_canceller import WAIT_S
     from echo_mix import Mix
 
-    out, settled, playing, onset_probs, onset_levels, onset_runs = [], [], [], [], [], []
+    out, settled, playing, onset_needs = [], [], [], []
     arrived = 0
     for number in range(len(microphone) // 512):
         frame = microphone[number * 512 : (number + 1) * 512]
@@ -330,18 +330,9 @@ def replayed(canceller: Any, blocks: list[Any], microphone: np.ndarray, start: f
         out.append(canceller.cancel(frame, at))
         settled.append(canceller.settled)
         playing.append(canceller.playing)
-        onset_probs.append(canceller.onset_prob)
-        onset_levels.append(canceller.onset_level)
-        onset_runs.append(canceller.onset_frames)
+        onset_needs.append(canceller.onset_needs)
     unsettled = [p and not s for p, s in zip(playing, settled, strict=True)]
-    heard = Mix(
-        microphone[: len(out) * 512],
-        np.concatenate(out),
-        unsettled,
-        onset_probs,
-        onset_levels,
-        onset_runs,
-    )
+    heard = Mix(microphone[: len(out) * 512], np.concatenate(out), unsettled, onset_needs)
     return heard, settled, playing
 
 

@@ -45,12 +45,16 @@ def _sources(module: Any) -> None:
 def _onsets(module: Any) -> None:
     frames = os.environ.get("BARGE_ONSET_FRAMES")
     if frames:
+        import attrs
+
         feed = module.LoudOnsets.feed
 
-        def run_of(self: Any, *args: Any, **kwargs: Any) -> Any:
+        def run_of(
+            self: Any, frame: int, probability: float, level: float, needs: Any = None
+        ) -> Any:
             """Every loud onset a run of BARGE_ONSET_FRAMES, whatever the canceller asks."""
-            kwargs["start_frames"] = int(frames)
-            return feed(self, *args[:5], **kwargs)
+            needs = module.OnsetNeeds() if needs is None else needs
+            return feed(self, frame, probability, level, attrs.evolve(needs, frames=int(frames)))
 
         module.LoudOnsets.feed = run_of
     loud = module.Signals.loud

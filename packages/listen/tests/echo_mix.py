@@ -17,7 +17,7 @@ from assist.core.turns import TurnRules
 from assist.listen.echo_canceller import EchoCanceller
 from assist.listen.echo_filters import Aec3Filter
 from assist.listen.echo_ring import ReferenceRing
-from assist.listen.onsets import LoudOnsets
+from assist.listen.onsets import LoudOnsets, OnsetNeeds
 from assist.listen.vad import FRAME_SAMPLES, SileroVad
 
 RATE_HZ = 16_000
@@ -38,12 +38,8 @@ class Mix:
     cancelled: np.ndarray
     unsettled: list[bool]
     """Per frame: the canceller had not yet learnt the room while the voice played."""
-    onset_probs: list[float | None]
-    """Per frame: the speech probability a loud onset needed, where the canceller set it."""
-    onset_levels: list[float | None]
-    """Per frame: the level a loud onset needed, where the canceller set it."""
-    onset_runs: list[int | None]
-    """Per frame: the run of frames a loud onset needed, where the canceller set it."""
+    onset_needs: list[OnsetNeeds]
+    """Per frame: what a loud onset needed, as the canceller asked."""
 
 
 def mix(
@@ -76,7 +72,7 @@ def mix(
     played = np.zeros(length + AHEAD, np.int16)  # then silence, as the helper sends it
     played[: len(line)] = np.round(np.clip(line, -1, 1) * 32767).astype(np.int16)[:length]
     cancelled = np.zeros(length, np.float32)
-    unsettled, onset_probs, onset_levels, onset_runs = [], [], [], []
+    unsettled, onset_needs = [], []
     sent = 0
     for start in range(0, length, FRAME_SAMPLES):
         while sent < len(played) and sent < start + AHEAD:  # the player runs ahead
@@ -85,10 +81,8 @@ def mix(
         frame = microphone[start : start + FRAME_SAMPLES]
         cancelled[start : start + FRAME_SAMPLES] = canceller.cancel(frame, START + start / RATE_HZ)
         unsettled.append(canceller.playing and not canceller.settled)
-        onset_probs.append(canceller.onset_prob)
-        onset_levels.append(canceller.onset_level)
-        onset_runs.append(canceller.onset_frames)
-    return Mix(microphone, cancelled, unsettled, onset_probs, onset_levels, onset_runs)
+        onset_needs.append(canceller.onset_needs)
+    return Mix(microphone, cancelled, unsettled, onset_needs)
 
 
 def room_impulse(seed: int = 7) -> np.ndarray:
@@ -111,12 +105,11 @@ def loud_onsets(samples: np.ndarray, heard: Mix | None = None) -> list[float]:
     for number, start in enumerate(range(0, len(samples) - FRAME_SAMPLES + 1, FRAME_SAMPLES)):
         frame = samples[start : start + FRAME_SAMPLES]
         level = float(np.sqrt(np.mean(np.square(frame))))
-        needed = loud = run = None
+        needs = OnsetNeeds()
         if heard is not None:
             level = 0.0 if heard.unsettled[number] else level
-            needed, loud = heard.onset_probs[number], heard.onset_levels[number]
-            run = heard.onset_runs[number]
-        onset = onsets.feed(number, vad.probability(frame), level, needed, loud, run)
+            needs = heard.onset_needs[number]
+        onset = onsets.feed(number, vad.probability(frame), level, needs)
         if onset is not None:
             found.append(onset * FRAME_SAMPLES / RATE_HZ)
     return found

@@ -10,7 +10,14 @@ from pathlib import Path
 import numpy as np
 from assist.core.conversation import BARGE_IN_LEVEL
 from assist.core.turns import TurnRules
-from assist.listen.onsets import HEARD_AFTER_MS, HEARD_CONFIDENCE, REARM_MS, LoudOnsets, Signals
+from assist.listen.onsets import (
+    HEARD_AFTER_MS,
+    HEARD_CONFIDENCE,
+    REARM_MS,
+    LoudOnsets,
+    OnsetNeeds,
+    Signals,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 from listen_harness import Listener, listen_env, write_wav
@@ -113,7 +120,7 @@ def test_loud_onsets_open_a_run_of_loud_speech_and_are_apart_by_a_quiet_spell(
     onsets = LoudOnsets(rules)
     found = []
     for i, (p, level) in enumerate(frames):
-        onset = onsets.feed(i, p, level, start_frames=run)
+        onset = onsets.feed(i, p, level, OnsetNeeds(frames=run))
         if onset is not None:
             assert onset == i + 1 - (run or rules.start_frames)  # found as the run completes
             found.append(onset)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
+import json
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 from assist.core.turns import TurnRules
+from assist.listen.onsets import OnsetNeeds, Signals
 from assist.listen.recognition import Ticket
 from assist.listen.session_files import RATE_HZ, TrackFiles
 from assist.listen.sources import Source
@@ -44,7 +47,8 @@ class Playback:
     """A canceller that takes nothing out and says the voice plays from PLAYS_FROM_S (or,
     `until`, up to it), trusted or not."""
 
-    onset_prob = onset_level = onset_frames = None
+    onset_needs = OnsetNeeds()
+    informed = False  # as a voice that sends no reference: a loud onset is looked at
 
     def __init__(self, plays: bool, settled: bool = False, until: bool = False) -> None:
         self._plays = plays
@@ -74,6 +78,9 @@ class Lines:
 
     def void(self, ticket: Ticket) -> None:
         pass
+
+    def peek(self, track: str, samples: np.ndarray, heard: object) -> None:
+        pass  # a look after a loud onset (16.3): nothing heard
 
 
 class LoudIsSpeech:
@@ -123,3 +130,29 @@ def test_with_the_canceller_trusted_speech_across_either_edge_is_one_line(tmp_pa
     for name, until in (("starts", False), ("ends", True)):
         (line,) = spans(tmp_path / name, plays=True, settled=True, until=until)
         assert line[0] < 500 and line[1] >= 2500 - 32
+
+
+def test_a_loud_onset_needs_what_the_canceller_asks_for(tmp_path):
+    """16.3: over AEC3's output a loud onset has its own level and run, which only the
+    canceller knows; asked for a level over the tone's, the track finds no onset in it."""
+    louds = {}
+    for name, needs in (("as the rules say", OnsetNeeds()), ("louder", OnsetNeeds(level=1.0))):
+        (tmp_path / name).mkdir()
+        canceller = Playback(plays=False)
+        canceller.onset_needs = needs
+        out = io.StringIO()
+        track = Track(
+            "room",
+            Tone(),
+            TrackFiles(tmp_path / name, "room", RATE_HZ),
+            Lines(),  # type: ignore[arg-type]
+            TurnRules(),
+            signals=Signals(out),
+            canceller=canceller,  # type: ignore[arg-type]
+        )
+        track._vad = LoudIsSpeech()  # type: ignore[assignment]
+        track.run(threading.Event())
+        assert track.error is None
+        events = [json.loads(line) for line in out.getvalue().splitlines()]
+        louds[name] = [event["ms"] for event in events if event["event"] == "loud"]
+    assert louds == {"as the rules say": [15 * 32], "louder": []}

@@ -56,6 +56,7 @@ from assist.core.echo_reference import RATE_HZ
 from assist.listen.echo_delay import MAX_LAG_S, echo_lag
 from assist.listen.echo_filters import Filter
 from assist.listen.echo_ring import ReferenceRing
+from assist.listen.onsets import OnsetNeeds
 
 LEAD_S = 0.016
 """The reference is taken this much ahead of where the lag puts it, so an echo a little
@@ -162,26 +163,18 @@ class EchoCanceller:
         return self._settled
 
     @property
-    def onset_prob(self) -> float | None:
-        """The speech probability a loud onset needs in the last frame: the filter's own while
-        its output is used (AEC3's suppressor leaves the user's words sounding less like
-        speech), else None."""
-        return self.filter.onset_prob if self.playing and self._settled else None
-
-    @property
-    def onset_level(self) -> float | None:
-        """The level a loud onset needs in the last frame, where the filter's output is used
-        and lowers the user's words with the echo (AEC3), else None: the barge-in gate's. A
-        frame that passed the residual gate is not the voice's residue, and at the barge-in
-        gate's level a first word AEC3 lowered was often missed (`Aec3Filter.lowers_words`)."""
-        used = self.playing and self._settled and self.filter.lowers_words
-        return RESIDUAL_GATE if used else None
-
-    @property
-    def onset_frames(self) -> int | None:
-        """The run of frames a loud onset needs in the last frame's run, where the filter's
-        output is used and it asks for its own (AEC3's), else None: the turn rules'."""
-        return self.filter.onset_frames if self.playing and self._settled else None
+    def onset_needs(self) -> OnsetNeeds:
+        """What a loud onset needs in the last frame: while the filter's output is used, the
+        filter's own speech probability and run (AEC3's suppressor leaves the user's words
+        sounding less like speech, and gates its residue to a quiet room's noise), and where
+        it lowers the user's words with the echo, the residual gate's level rather than the
+        barge-in gate's: a frame that passed the residual gate is not the voice's residue,
+        and at the barge-in gate's level a first word AEC3 lowered was often missed
+        (`Aec3Filter.lowers_words`). Otherwise the turn rules' and the barge-in gate's."""
+        if not (self.playing and self._settled):
+            return OnsetNeeds()
+        level = RESIDUAL_GATE if self.filter.lowers_words else None
+        return OnsetNeeds(self.filter.onset_prob, level, self.filter.onset_frames)
 
     @property
     def informed(self) -> bool:

@@ -36,8 +36,8 @@ The loud onset is found apart from the turn segmenter: while the assistant's own
 back through the microphone the segmenter is already inside a turn (the echo), so a person
 talking over it starts no new turn. A loud onset is a run of speech frames as long as the
 segmenter's onset rule (96 ms) that are also at or above the echo gate's level (AGENT-A's RMS
-0.05; while AEC3's output is used, the canceller asks for its own: `onset_prob`, `onset_level`,
-and a run of `onset_frames`, two);
+0.05; while AEC3's output is used, the canceller asks for its own, `OnsetNeeds`: a lower
+probability and level, and a run of two);
 the next one is found only once the level has stayed below the gate for REARM_MS.
 """
 
@@ -52,6 +52,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+import attrs
 from assist.core.conversation import BARGE_IN_LEVEL
 from assist.core.turns import TurnRules
 
@@ -79,6 +80,17 @@ HEARD_PRE_ROLL_MS = 96
 start, and the recogniser needs the word's very beginning."""
 
 
+@attrs.frozen
+class OnsetNeeds:
+    """What a loud onset needs in a frame, where the echo canceller's output calls for its own
+    (`EchoCanceller.onset_needs`); None is the turn rules' speech probability and run of
+    frames, and the barge-in gate's level."""
+
+    prob: float | None = None
+    level: float | None = None
+    frames: int | None = None
+
+
 class LoudOnsets:
     """Loud speech onsets from (frame, probability, level): the first frame of each run."""
 
@@ -95,16 +107,13 @@ class LoudOnsets:
         frame: int,
         probability: float,
         level: float,
-        start_prob: float | None = None,
-        start_level: float | None = None,
-        start_frames: int | None = None,
+        needs: OnsetNeeds = OnsetNeeds(),
     ) -> int | None:
-        """One frame; the onset frame when a loud run has just been confirmed. `start_prob`,
-        `start_level` and `start_frames`: the speech probability and level it needs, and the
-        run, where the canceller asks for its own."""
-        needed = self._rules.start_prob if start_prob is None else start_prob
-        loud = self._level if start_level is None else start_level
-        run = self._rules.start_frames if start_frames is None else start_frames
+        """One frame; the onset frame when a loud run has just been confirmed, the run and
+        its frames as `needs` asks."""
+        needed = self._rules.start_prob if needs.prob is None else needs.prob
+        loud = self._level if needs.level is None else needs.level
+        run = self._rules.start_frames if needs.frames is None else needs.frames
         if probability >= needed and level >= loud:
             self._run += 1
             self._quiet = 0

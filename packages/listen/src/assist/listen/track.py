@@ -49,7 +49,13 @@ from assist.core.turns import (
     TurnRules,
 )
 from assist.listen.echo_canceller import EchoCanceller
-from assist.listen.onsets import HEARD_AFTER_MS, HEARD_PRE_ROLL_MS, LoudOnsets, Signals
+from assist.listen.onsets import (
+    HEARD_AFTER_MS,
+    HEARD_PRE_ROLL_MS,
+    LoudOnsets,
+    OnsetNeeds,
+    Signals,
+)
 from assist.listen.recognition import Recognition, Ticket
 from assist.listen.session_files import RATE_HZ, TrackFiles
 from assist.listen.sources import Source
@@ -147,7 +153,7 @@ class Track:
                 probability = 0.0  # the assistant's own voice as heard: no turn of the user's
             if self._loud is not None and self._signals is not None:
                 onset = self._loud.feed(
-                    self.frames, probability, self._gated(level), *self._onset_needs()
+                    self.frames, probability, self._gated(level), self._onset_needs()
                 )
                 if onset is not None:
                     self._signals.loud(self.name, onset * self.rules.frame_ms, level)
@@ -224,14 +230,9 @@ class Track:
         voice's first loud frames through."""
         return 0.0 if self._voice_uncancelled() else level
 
-    def _onset_needs(self) -> tuple[float | None, float | None, int | None]:
-        """The speech probability, level and run a loud onset needs in this frame, where the
-        canceller's output calls for its own (AEC3's), else None: the turn rules' and the
-        barge-in gate's."""
-        canceller = self._canceller
-        if canceller is None:
-            return (None, None, None)
-        return (canceller.onset_prob, canceller.onset_level, canceller.onset_frames)
+    def _onset_needs(self) -> OnsetNeeds:
+        """What a loud onset needs in this frame: the canceller's, if any."""
+        return OnsetNeeds() if self._canceller is None else self._canceller.onset_needs
 
     def _handle(self, events: list[Any]) -> None:
         for event in events:
