@@ -12,8 +12,9 @@ back at its own level (behaviour 16.3's figures name both).
   default input, so the echo comes back at full level through a real audio server and the
   real canceller (AEC3, the played audio as reference). The person's sounds are played into
   the sink with `paplay` (`rooms.live.PulseRoom`), and their times count from the moment
-  `paplay` is started: a pause measured there includes paplay's own start and the audio
-  server's buffering, so it is a little later than the same pause in a real room.
+  `paplay` is started: the sound is in the sink's monitor 5 to 25 ms (median 12) after that,
+  by the read of the 20 ms block holding it (`benchmarks/paplay_arrival.py`), so a pause
+  measured there is at most that much later than from the sound itself.
 
 Each room says when it last heard sound come from the voice (`assistant_heard_at`, monotonic):
 the software room from its speaker FIFO; the PulseAudio room from its sink's monitor, which
