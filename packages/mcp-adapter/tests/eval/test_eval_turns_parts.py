@@ -157,9 +157,12 @@ def test_every_hesitant_phrase_of_a_set_pauses_between_half_a_second_and_1_2_s()
         assert any(not p.hesitant for p in turn_set.phrases), turn_set.name
         for phrase in turn_set.phrases:
             assert all(0.5 <= pause <= 1.2 for pause in phrase.pauses_s), phrase
-    held_out = {p.text for p in TURN_SETS["held-out"].phrases}
-    assert not held_out & {p.text for p in TURN_SETS["tuning"].phrases}
-    assert len({p.pace for p in TURN_SETS["held-out"].phrases}) > 3, "voices differ"
+    texts = {name: {p.text for p in TURN_SETS[name].phrases} for name in TURN_SETS}
+    assert not texts["held-out"] & texts["tuning"]
+    assert not texts["fresh"] & (texts["tuning"] | texts["held-out"])
+    assert sum(p.hesitant for p in TURN_SETS["fresh"].phrases) == 20, "one cut-off is 5 %"
+    for name in ("held-out", "fresh"):
+        assert len({p.pace for p in TURN_SETS[name].phrases}) > 3, "voices differ"
     with pytest.raises(ValueError, match="one pause between each two pieces"):
         SetPhrase(("one", "two"))
 
