@@ -1,7 +1,7 @@
 """Time per decision of the smart-turn model, split into its parts, and how it sorts Piper
 phrases (issue 19).
 
-    uv run python benchmarks/turn_model.py [--repeat 20] [--threads 1] [--busy [N]]
+    uv run python benchmarks/turn_model.py [--repeat 20] [--threads 2] [--busy [N]]
         [--busy-nice N] [--against REF] [--rounds 3]
 
 Each phrase is said by Piper's joe voice (noise off), with 200 ms of silence before it and the
@@ -33,6 +33,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import numpy as np
+from assist.turn.smart.model import THREADS
 from busy import busy_cores
 
 COMPLETE = (
@@ -115,7 +116,7 @@ def load() -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--threads", type=int, default=THREADS)
     parser.add_argument("--busy", type=int, nargs="?", const=1, default=0, metavar="N")
     parser.add_argument("--busy-nice", type=int, default=0, metavar="N")
     parser.add_argument("--against", metavar="REF")

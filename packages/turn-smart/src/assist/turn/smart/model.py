@@ -25,8 +25,11 @@ Kept after `benchmarks/turn_threshold.py` (2026-12-02): on the tuning set 0.7 ca
 mid-thought pause of 6 fewer complete (2 against 3), on the held-out set none (7 of 10 at
 both); 9 of the 10 pauses called complete score 0.87 to 0.99, as finished phrases do, so no
 threshold parts them, and from 0.8 up more phrase ends wait for the limit."""
-THREADS = 1
-"""One thread: the recogniser works on the same turn at the same time, on a 2-core machine."""
+THREADS = 2
+"""One per core: the listener asks the model before it starts the turn's recognition, so the
+second core is otherwise idle at that moment. With both cores kept busy by two other
+processes, a decision's p95 was 56-75 ms on two threads against 98-102 ms on one, for 2-12 ms
+more CPU (`benchmarks/turn_model.py`, 2026-12-05)."""
 NO_SPINNING = ("session.intra_op.allow_spinning", "0")
 """Idle worker threads would otherwise spin between turns."""
 
