@@ -257,7 +257,7 @@ def inputs(draw: st.DrawFn) -> tuple[TurnRules, list[float], list[float]]:
 class Turn:
     """One turn as the events tell it, checked against the grammar on the way."""
 
-    onset: int  # SpeechStarted.frame, or the start of the rest of a cut
+    onset: int  # SpeechStarted.frame, or where the rest of a cut starts
     close: TurnEnded | TurnDropped
     closed_at: int | None  # the frame whose feed closed it; None for finish()
     rest_of_cut: bool
@@ -287,6 +287,8 @@ def turns_of(rules: TurnRules, emitted: list[tuple[int | None, TurnEvent]]) -> l
                 if paused is not None:
                     assert isinstance(event, TurnEnded)
                     assert (event.start, event.end) == (paused.start, paused.end)
+                if rest_of_cut:  # a rest with nothing said yet starts afresh at its own cut
+                    onset = max(onset, event.start)
                 turns.append(Turn(onset, event, at, rest_of_cut))
                 paused = None
                 rest_of_cut = isinstance(event, TurnEnded) and event.cut
@@ -327,6 +329,21 @@ def test_any_split_of_the_input_into_blocks_gives_the_same_events(case, blocks):
 
 @settings(max_examples=300, deadline=None)
 @given(inputs())
+@example(  # a rest cut again before anything was said in it: it starts there (CI, 12-05)
+    (
+        TurnRules(
+            frame_ms=10,
+            start_ms=10,
+            end_silence_ms=80,
+            min_speech_ms=0,
+            pre_roll_ms=0,
+            max_turn_ms=90,
+            cut_window_ms=20,
+        ),
+        [0.0, 0.0, 0.5, 0.5, *[0.0] * 7, 0.35, 0.35],
+        [0.0] * 12 + [0.01],
+    )
+)
 def test_turns_come_in_order_never_overlap_and_never_pass_the_longest(case):
     rules, probs, levels = case
     turns = turns_of(rules, run(rules, probs, levels))
