@@ -3,8 +3,9 @@
 `assist eval --echo-set` times the person's sounds in the PulseAudio room from the moment it
 starts `paplay`, so its pause latency includes whatever lies between that moment and the
 sound reaching the sink. This measures that gap: `parec` reads the sink's monitor in 20 ms
-blocks; each sound is played with `paplay` over the room's noise, found in the monitor by
-cross-correlation, and its first sample placed on the monotonic clock two ways:
+blocks; each sound is played with `paplay` into the sink, found in the monitor by
+cross-correlation (`barge_split.user_and_voice`), and its first sound placed on the monotonic
+clock two ways:
 
 - **by the sample clock**: the sample count and the earliest read of the blocks since
   (a sample is at most the monitor's least delay after it was mixed, if mixing ran at an
@@ -25,10 +26,11 @@ import subprocess
 import tempfile
 import threading
 import time
-import wave
 from pathlib import Path
 
 import numpy as np
+from barge_split import user_and_voice
+from echo import write_wav
 
 RATE = 16_000
 BLOCK_BYTES = 640
@@ -41,14 +43,6 @@ def speechlike(seconds: float, seed: int) -> np.ndarray:
     t = np.arange(round(seconds * RATE)) / RATE
     envelope = np.clip(np.sin(2 * np.pi * rng.uniform(3, 6) * t), 0, None)
     return (rng.standard_normal(t.size) * envelope * 0.2).astype(np.float32)
-
-
-def find(heard: np.ndarray, clip: np.ndarray) -> int | None:
-    """Where `clip` begins in `heard` at its own level (the null sink mixes linearly)."""
-    size = 1 << int(np.ceil(np.log2(len(heard) + len(clip))))
-    scores = np.fft.irfft(np.fft.rfft(heard, size) * np.conj(np.fft.rfft(clip, size)), size)
-    place = int(np.argmax(scores[: len(heard) - len(clip) + 1]))
-    return place if scores[place] / float(np.sum(np.square(clip))) >= 0.5 else None
 
 
 class Monitor:
@@ -99,20 +93,16 @@ def main() -> None:
         for seed in range(args.sounds):
             clip = speechlike(1.0, seed)
             path = Path(folder) / f"{seed}.wav"
-            with wave.open(str(path), "wb") as out:
-                out.setnchannels(1)
-                out.setsampwidth(2)
-                out.setframerate(RATE)
-                out.writeframes((clip * 32767).astype("<i2").tobytes())
+            write_wav(path, clip)
             started = time.monotonic()
             subprocess.run(["paplay", "--device=room", str(path)], check=True, timeout=30)
             time.sleep(0.3)
             blocks = monitor.since(started)
-            place = find(np.concatenate([b[2] for b in blocks]), clip)
-            if place is None:
+            found = user_and_voice(np.concatenate([b[2] for b in blocks]), clip)
+            if found is None:
                 print(f"sound {seed}: not found in the monitor")
                 continue
-            sample = blocks[0][1] + place
+            sample = blocks[0][1] + found[0]
             origin = min(read - (before + len(kept)) / RATE for read, before, kept in blocks)
             clock_ms.append((origin + sample / RATE - started) * 1000)
             read = next(r for r, before, kept in blocks if before <= sample < before + len(kept))
