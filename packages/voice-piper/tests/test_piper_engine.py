@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -10,7 +11,7 @@ import pytest
 from assist.core.engines import Engine, VoiceOptions
 from assist.core.tones import TONES
 from assist.engine_kit.voices import EngineConformance, record
-from assist.voice.piper.engine import NO_SPINNING, PACE, PiperEngine
+from assist.voice.piper.engine import NO_SPINNING, PACE, PiperEngine, load_voice
 from assist.voice.piper.plugin import build, ready_offline
 from assist.voice.piper.voices import bundled_voice, find_voice
 
@@ -164,3 +165,21 @@ def test_an_unknown_voice_name_lists_the_voices_in_the_cache(tmp_path: Path) -> 
 
 def test_the_bundled_voice_can_be_named_too(tmp_path: Path) -> None:
     assert find_voice("en_US-joe-medium", str(tmp_path)) == bundled_voice()
+
+
+def test_alignments_say_how_many_samples_each_phoneme_took() -> None:
+    from piper import SynthesisConfig
+
+    voice = load_voice(find_voice(None, None), alignments=True)
+    (chunk,) = voice.synthesize("Hold on.", syn_config=SynthesisConfig(), include_alignments=True)
+    assert chunk.phoneme_alignments, "the patched model gives them"
+    took = sum(part.num_samples for part in chunk.phoneme_alignments)
+    assert took == len(chunk.audio_float_array)
+
+
+def test_alignments_without_onnx_are_refused_saying_what_to_install(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setitem(sys.modules, "onnx", None)  # as if not installed
+    with pytest.raises(ImportError, match=r"install piper-tts\[alignment\]"):
+        load_voice(find_voice(None, None), alignments=True)

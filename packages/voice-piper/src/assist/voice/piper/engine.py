@@ -80,9 +80,11 @@ class PiperEngine:
         self._voice = None
 
 
-def load_voice(files: VoiceFiles) -> PiperVoice:
+def load_voice(files: VoiceFiles, alignments: bool = False) -> PiperVoice:
     """The voice as piper-tts 1.8.0's `PiperVoice.load` makes it on the CPU, but with an
-    onnxruntime session whose threads do not spin (`load` offers no session options)."""
+    onnxruntime session whose threads do not spin (`load` offers no session options).
+    `alignments`: patch the model in memory, as `load` does, so `synthesize` can say how many
+    samples each phoneme took; that needs the `onnx` package (piper-tts' `alignment` extra)."""
     import onnxruntime
     from piper import PiperVoice
     from piper.config import PiperConfig
@@ -90,10 +92,26 @@ def load_voice(files: VoiceFiles) -> PiperVoice:
     config = json.loads(files.config.read_text(encoding="utf-8"))
     options = onnxruntime.SessionOptions()
     options.add_session_config_entry(*NO_SPINNING)
+    model: str | bytes = _with_alignments(str(files.model)) if alignments else str(files.model)
     session = onnxruntime.InferenceSession(
-        str(files.model), sess_options=options, providers=["CPUExecutionProvider"]
+        model, sess_options=options, providers=["CPUExecutionProvider"]
     )
     return PiperVoice(config=PiperConfig.from_dict(config), session=session)
+
+
+def _with_alignments(path: str) -> bytes:
+    try:
+        import onnx
+        from piper.patch_voice_with_alignment import add_alignment_output
+    except ImportError as error:
+        raise ImportError(
+            f"Piper's phoneme alignments need the onnx package ({error}); install "
+            "piper-tts[alignment]"
+        ) from None
+    model = onnx.load(path)
+    add_alignment_output(model)
+    patched: bytes = model.SerializeToString()
+    return patched
 
 
 def build_engine(options: VoiceOptions) -> PiperEngine:
