@@ -9,10 +9,16 @@ enough (by default) for every line to be a turn of its own at the 600 ms end of 
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 import numpy as np
+from assist.mcp.demo.rooms.breath import piece_ends
+
+if TYPE_CHECKING:
+    from piper import SynthesisConfig
 
 RATE_HZ = 16_000
 """Recordings are made at the recogniser's rate, so nothing is resampled on the way in."""
@@ -49,26 +55,54 @@ class VoicedMeeting:
 
 
 class Voice:
-    """Piper's joe voice, loaded once, saying lines at 16 kHz."""
+    """Piper's joe voice, loaded once, saying lines at 16 kHz. `alignments`: load it so that it
+    can also say a sentence's pieces in one breath (needs piper-tts' `alignment` extra)."""
 
-    def __init__(self) -> None:
+    def __init__(self, alignments: bool = False) -> None:
         from assist.voice.piper.engine import load_voice
         from assist.voice.piper.voices import find_voice
 
-        self._voice = load_voice(find_voice(None, None))
+        self._voice = load_voice(find_voice(None, None), alignments=alignments)
         self._rate = self._voice.config.sample_rate
 
     def say(self, text: str) -> np.ndarray:
         """The line as float32 mono at 16 kHz, with Piper's noise off (the same every run)."""
-        import soxr
-        from piper import SynthesisConfig
-
-        config = SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
         pieces = [
             np.asarray(chunk.audio_float_array, dtype=np.float32).reshape(-1)
-            for chunk in self._voice.synthesize(text, syn_config=config)
+            for chunk in self._voice.synthesize(text, syn_config=_steady())
         ]
-        audio = np.concatenate(pieces) if pieces else np.zeros(0, np.float32)
+        return self._at_rate(np.concatenate(pieces) if pieces else np.zeros(0, np.float32))
+
+    def say_in_one_breath(self, pieces: Sequence[str]) -> list[np.ndarray]:
+        """The pieces said as one sentence, cut where each piece ends (`breath`): the audio
+        of each piece, as `say` gives it. ValueError when Piper does not read the pieces as
+        one sentence, or the voice was loaded without alignments."""
+        text = " ".join(pieces)
+        chunks = list(self._voice.synthesize(text, syn_config=_steady(), include_alignments=True))
+        if len(chunks) != 1 or chunks[0].phoneme_alignments is None:
+            raise ValueError(
+                f"{text!r} cannot be said in one breath: Piper reads it as {len(chunks)} "
+                "sentences, or the voice gives no alignments"
+            )
+        (chunk,) = chunks
+        said = chunk.phoneme_alignments or []
+        splits = [
+            (self._phonemes(pieces[:cut]), self._phonemes(pieces[cut:]))
+            for cut in range(1, len(pieces))
+        ]
+        alignments = [(part.phoneme, part.num_samples) for part in said]
+        audio = np.asarray(chunk.audio_float_array, dtype=np.float32).reshape(-1)
+        bounds = [0, *piece_ends(alignments, splits), len(audio)]
+        return [self._at_rate(audio[start:end]) for start, end in itertools.pairwise(bounds)]
+
+    def _phonemes(self, pieces: Sequence[str]) -> list[str]:
+        return [
+            phoneme for sentence in self._voice.phonemize(" ".join(pieces)) for phoneme in sentence
+        ]
+
+    def _at_rate(self, audio: np.ndarray) -> np.ndarray:
+        import soxr
+
         return _trimmed(soxr.resample(audio, self._rate, RATE_HZ).astype(np.float32))
 
     def close(self) -> None:
@@ -173,6 +207,13 @@ def pcm16(samples: Sequence[float] | np.ndarray) -> bytes:
     """Float samples as 16-bit little-endian PCM, clipped to [-1, 1]."""
     clipped = np.clip(np.asarray(samples, dtype=np.float64), -1.0, 1.0)
     return np.round(clipped * 32767).astype("<i2").tobytes()
+
+
+def _steady() -> SynthesisConfig:
+    """Piper's settings for a line that sounds the same every run: its noise off."""
+    from piper import SynthesisConfig
+
+    return SynthesisConfig(noise_scale=0.0, noise_w_scale=0.0)
 
 
 def _trimmed(audio: np.ndarray) -> np.ndarray:
