@@ -2,6 +2,7 @@
 threshold makes of them (behaviour 16.1, issue 19).
 
     uv run python benchmarks/turn_threshold.py [--sets tuning,held-out] [--sweep]
+        [--voicing one-breath|apart]
 
 Each set is voiced as `assist eval --turns` voices it (`voice_set`), turned into 16-bit PCM
 and back as the listener's input and spool do, and run offline through the listener's own
@@ -37,7 +38,7 @@ from assist.core.turns import TurnRules
 from assist.listen.vad import FRAME_SAMPLES, SileroVad
 from assist.mcp.demo.rooms.voiced import pcm16
 from assist.mcp.eval.turn_sets import TURN_SETS
-from assist.mcp.eval.turns import RATE_HZ, voice_set
+from assist.mcp.eval.turns import ONE_BREATH, RATE_HZ, VOICINGS, voice_set
 from assist.turn.smart.model import SmartTurn
 
 LIMIT_MS = 1_500
@@ -99,8 +100,8 @@ def kind_of(phrases: Sequence[Phrase], at_s: float) -> tuple[str, str]:
     return "", "stray"
 
 
-def measure(name: str, model: SmartTurn) -> list[Asked]:
-    recording = voice_set(TURN_SETS[name])
+def measure(name: str, model: SmartTurn, voicing: str) -> list[Asked]:
+    recording = voice_set(TURN_SETS[name], voicing)
     samples = heard(recording.samples)
     found = []
     for ask in questions(samples):
@@ -147,9 +148,9 @@ def report(name: str, asked: Sequence[Asked]) -> None:
     print()
 
 
-def sweep(name: str, model: SmartTurn) -> None:
+def sweep(name: str, model: SmartTurn, voicing: str) -> None:
     """Each labelled cut with each of SWEEP_MS of silence after it."""
-    recording = voice_set(TURN_SETS[name])
+    recording = voice_set(TURN_SETS[name], voicing)
     samples = heard(recording.samples)
     rows = []
     for phrase in recording.phrases:
@@ -177,13 +178,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sets", default="tuning,held-out")
     parser.add_argument("--sweep", action="store_true", help="also vary the trailing silence")
+    parser.add_argument("--voicing", default=ONE_BREATH, choices=VOICINGS)
     args = parser.parse_args()
     model = SmartTurn()
     try:
         for name in (part.strip() for part in args.sets.split(",")):
-            report(name, measure(name, model))
+            report(name, measure(name, model, args.voicing))
             if args.sweep:
-                sweep(name, model)
+                sweep(name, model, args.voicing)
     finally:
         model.close()
     print("load average:", " ".join(f"{value:.1f}" for value in os.getloadavg()))

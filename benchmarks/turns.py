@@ -2,6 +2,7 @@
 
     uv run python benchmarks/turns.py [--set held-out|tuning|short]
         [--configs smart-turn:600,smart-turn:1500,silence:600,silence:1000]
+        [--voicing one-breath|apart]
 
 The measuring is `assist eval --turns`' (`assist.mcp.eval.turns`, scored by
 `assist.core.turn_scoring`): the set's phrases voiced by Piper into one recording 2 s apart,
@@ -21,7 +22,14 @@ from pathlib import Path
 
 from assist.core.turn_scoring import Phrase
 from assist.mcp.eval.turn_sets import DEFAULT_SET, TURN_SETS
-from assist.mcp.eval.turns import ConfigResult, parse_configs, run_turns, voice_set
+from assist.mcp.eval.turns import (
+    ONE_BREATH,
+    VOICINGS,
+    ConfigResult,
+    parse_configs,
+    run_turns,
+    voice_set,
+)
 
 
 def main() -> None:
@@ -30,9 +38,13 @@ def main() -> None:
     parser.add_argument(
         "--configs", default="smart-turn:600,smart-turn:1500,silence:600,silence:1000"
     )
+    parser.add_argument("--voicing", default=ONE_BREATH, choices=VOICINGS)
     args = parser.parse_args()
-    recording = voice_set(TURN_SETS[args.set])
-    print(f"{args.set}: {len(recording.phrases)} phrases, {recording.duration_s:.0f} s a run")
+    recording = voice_set(TURN_SETS[args.set], args.voicing)
+    print(
+        f"{args.set}, said {args.voicing}: {len(recording.phrases)} phrases, "
+        f"{recording.duration_s:.0f} s a run"
+    )
     print()
     print(
         "| turn model, limit | false cut-offs | split finished | missed | p50 | p95 "

@@ -60,6 +60,7 @@ def test_each_configuration_ran_in_order_over_the_set_and_none_failed(
 ) -> None:
     assert evaluated["failures"] == []
     assert evaluated["set"] == "short" and evaluated["configs"] == list(CONFIGS)
+    assert evaluated["voicing"] == "one-breath", "hesitant phrases said as one sentence"
     assert [row["config"] for row in evaluated["summary"]] == list(CONFIGS)
     assert [result["config"] for result in evaluated["results"]] == list(CONFIGS)
 
@@ -141,6 +142,8 @@ def test_progress_names_the_set_and_each_configuration_as_it_finishes(
         (("--turns", "short", "--configs", "made-up:1000"), "'made-up' is not installed here"),
         (("--turns", "short", "--configs", "silence"), "MODEL:LIMIT_MS"),
         (("--configs", "silence:600"), "give --turns with it"),
+        (("--voicing", "apart"), "give --turns with it"),
+        (("--turns", "short", "--voicing", "mumbled"), "invalid choice: 'mumbled'"),
         (("--turns", "short", "--agent", "chatty"), "--agent goes with meetings"),
     ],
 )
@@ -149,7 +152,7 @@ def test_a_wrong_choice_is_refused_before_anything_plays(
 ) -> None:
     done = run_eval(*arguments)
     assert done.returncode == 2 and said in done.stderr, done.stderr
-    assert "voicing" not in done.stderr
+    assert "voicing the" not in done.stderr, "refused before the set is said"
 
 
 def test_a_listener_that_cannot_start_is_reported_with_its_reason_and_the_run_fails() -> None:

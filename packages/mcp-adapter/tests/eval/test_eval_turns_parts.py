@@ -173,3 +173,28 @@ def test_without_piper_a_set_cannot_be_voiced_and_the_error_says_what_to_install
     monkeypatch.setitem(sys.modules, "assist.mcp.demo.rooms.voiced", None)  # as if not installed
     with pytest.raises(TurnsUnavailable, match=r"install assist-mcp\[demo\]"):
         voice_set(TURN_SETS["short"])
+
+
+def test_a_voicing_that_does_not_exist_is_refused_naming_those_that_do() -> None:
+    with pytest.raises(ValueError, match="there is no voicing 'loud'; there are one-breath, apart"):
+        voice_set(TURN_SETS["short"], "loud")
+
+
+def test_one_breath_and_apart_say_the_finished_phrase_alike_and_the_hesitant_one_differently() -> (
+    None
+):
+    breath, apart = voice_set(TURN_SETS["short"]), voice_set(TURN_SETS["short"], "apart")
+    (finished_breath, hesitant_breath), (finished_apart, hesitant_apart) = (
+        breath.phrases,
+        apart.phrases,
+    )
+    assert finished_breath == finished_apart
+    said = [
+        recording.samples[round(phrase.start_s * 16_000) : round(phrase.pauses[0].start_s * 16_000)]
+        for recording, phrase in ((breath, hesitant_breath), (apart, hesitant_apart))
+    ]
+    assert said[0].shape != said[1].shape, "the piece before the pause is not said as a sentence"
+    assert all(
+        p.pauses[0].end_s - p.pauses[0].start_s == pytest.approx(0.8, abs=1e-3)
+        for p in (hesitant_breath, hesitant_apart)
+    )

@@ -52,7 +52,13 @@ from assist.mcp.eval.measure import MeetingResult, measure
 from assist.mcp.eval.report import index_page, page_name, run_page, write_report
 from assist.mcp.eval.turn_command import turns_command
 from assist.mcp.eval.turn_sets import DEFAULT_SET, TURN_SETS
-from assist.mcp.eval.turns import MODEL_LIMIT_MS, SILENCE_LIMITS_MS
+from assist.mcp.eval.turns import (
+    APART,
+    MODEL_LIMIT_MS,
+    ONE_BREATH,
+    SILENCE_LIMITS_MS,
+    VOICINGS,
+)
 from assist.mcp.eval.views import HEADINGS, TOTAL, Row, cells, row_view, rows
 from assist.mcp.interruptible import run_interruptibly
 from assist.mcp.replay.meeting_files import BUILT_IN, EVALUATED, Meeting, MeetingError, load_meeting
@@ -129,6 +135,13 @@ def parser() -> argparse.ArgumentParser:
         f"{' and '.join(str(limit) for limit in SILENCE_LIMITS_MS)} ms)",
     )
     result.add_argument(
+        "--voicing",
+        choices=VOICINGS,
+        help=f"with --turns: how a hesitant phrase is said: {ONE_BREATH} (the default) says it "
+        f"as one sentence and cuts it where each piece ends, {APART} says each piece as a "
+        "sentence of its own, ending as a finished sentence does",
+    )
+    result.add_argument(
         "--echo-set",
         nargs="?",
         const=DEFAULT_ECHO_SET,
@@ -175,7 +188,7 @@ def _plain_console(**options: Any) -> Console:
 
 def eval_command(argv: list[str]) -> int:
     """`assist eval [MEETING…] [--agent CMD] [--runs N] [--speed X] [--report DIR] [--json]`,
-    or `assist eval --turns [SET] [--configs LIST] [--report DIR] [--json]`,
+    or `assist eval --turns [SET] [--configs LIST] [--voicing HOW] [--report DIR] [--json]`,
     or `assist eval --echo-set [SET] [--rooms LIST] [--engine E] [--report DIR] [--json]`."""
     args = parser().parse_args(argv)
     progress = _plain_console(stderr=True, soft_wrap=True)
@@ -395,6 +408,7 @@ def _argument_problem(args: argparse.Namespace) -> str | None:
                 ("--echo", args.echo != "exact"),
                 ("--play", args.play),
                 ("--configs", args.configs is not None),
+                ("--voicing", args.voicing is not None),
             )
             if used
         ]
@@ -408,6 +422,8 @@ def _argument_problem(args: argparse.Namespace) -> str | None:
         return "--rooms chooses where --echo-set plays; give --echo-set with it"
     if args.configs is not None:
         return "--configs chooses what --turns compares; give --turns with it"
+    if args.voicing is not None:
+        return "--voicing chooses how --turns says its phrases; give --turns with it"
     if not math.isfinite(args.speed) or args.speed <= 0:
         return f"--speed {args.speed} is not a positive number; try 1, or 8 for a quick look"
     if args.runs < 1:

@@ -30,6 +30,7 @@ from assist.mcp.eval.turn_views import (
     summary_view,
 )
 from assist.mcp.eval.turns import (
+    ONE_BREATH,
     ConfigResult,
     Recording,
     TurnConfig,
@@ -73,8 +74,9 @@ def turns_command(
         check_configs(configs, ready)
         if args.report is not None:
             args.report.mkdir(parents=True, exist_ok=True)
-        progress.print(f"voicing the {turn_set.name} set with Piper …")
-        recording = voice_set(turn_set)
+        voicing = args.voicing or ONE_BREATH
+        progress.print(f"voicing the {turn_set.name} set with Piper ({voicing}) …")
+        recording = voice_set(turn_set, voicing)
     except (ValueError, TurnsUnavailable) as error:
         progress.print(f"assist eval: {error}", style="red")
         return 2
@@ -94,6 +96,7 @@ def turns_command(
     settings = {
         "set": turn_set.name,
         "description": turn_set.description,
+        "voicing": voicing,
         "duration_s": round(recording.duration_s, 3),
         "load_average": {"before": load_before, "after": load_average()},
         "run_s": round(time.monotonic() - started, 1),
@@ -164,7 +167,8 @@ def _progress_line(result: ConfigResult) -> str:
 def _caption(settings: dict[str, Any], results: list[ConfigResult]) -> str:
     recognisers = sorted({result.heard.recogniser for result in results}) or ["–"]
     return (
-        f"set {settings['set']} · {settings['duration_s']:.0f} s of audio per listener · "
+        f"set {settings['set']}, said {settings['voicing']} · "
+        f"{settings['duration_s']:.0f} s of audio per listener · "
         f"recogniser {', '.join(recognisers)} · {load_text(settings['load_average'])} · "
         "p50/p95 from a phrase's last sound to its last line"
     )

@@ -15,8 +15,8 @@ words, which a listener must not take for the end of the turn.
 - `short` is one finished and one hesitant phrase of `held-out`, for a quick look and CI.
 
 Each phrase is said by Piper's joe voice played faster or slower by its own factor (pitch and
-pace move together, as the demo's speakers do), so one voice gives several speakers.
-"""
+pace move together, as the demo's speakers do), so one voice gives several speakers. How a
+hesitant phrase's pieces are said (in one breath, or apart) is the voicing's (`turns`)."""
 
 from __future__ import annotations
 

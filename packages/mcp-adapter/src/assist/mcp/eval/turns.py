@@ -138,8 +138,19 @@ class Recording:
         return len(self.samples) / RATE_HZ
 
 
-def voice_set(turn_set: TurnSet) -> Recording:
+ONE_BREATH = "one-breath"
+"""A hesitant phrase said as one sentence and cut where each piece ends (`rooms.breath`), so
+the words before a pause run on as a person's do who has not finished."""
+APART = "apart"
+"""Each piece said as a sentence of its own, so it ends with a finished sentence's fall: the
+sets' voicing until 2026-12-05, kept to compare against."""
+VOICINGS = (ONE_BREATH, APART)
+
+
+def voice_set(turn_set: TurnSet, voicing: str = ONE_BREATH) -> Recording:
     """Say every phrase of the set with Piper into one recording (TurnsUnavailable without it)."""
+    if voicing not in VOICINGS:
+        raise ValueError(f"there is no voicing {voicing!r}; there are {', '.join(VOICINGS)}")
     try:
         import numpy as np
         from assist.mcp.demo.rooms.room import pitched
@@ -150,11 +161,11 @@ def voice_set(turn_set: TurnSet) -> Recording:
             f"({error}); install assist-mcp[demo] (the workspace has it)"
         ) from None
     try:
-        voice = Voice()
-    except (ImportError, OSError, LookupError) as error:
+        voice = Voice(alignments=voicing == ONE_BREATH)
+    except (ImportError, OSError, LookupError, ValueError) as error:
         raise TurnsUnavailable(
             f"Piper's voice cannot load here ({error}); install assist-voice-piper, which "
-            "brings its bundled voice"
+            "brings its bundled voice, and assist-mcp[demo] for its alignments"
         ) from None
     parts = [np.zeros(round(LEAD_S * RATE_HZ), np.float32)]
     at = len(parts[0])
@@ -163,13 +174,18 @@ def voice_set(turn_set: TurnSet) -> Recording:
         for phrase in turn_set.phrases:
             start = at
             pauses: list[Pause] = []
-            for number, piece in enumerate(phrase.pieces):
+            said = (
+                voice.say_in_one_breath(phrase.pieces)
+                if voicing == ONE_BREATH and phrase.hesitant
+                else [voice.say(piece) for piece in phrase.pieces]
+            )
+            for number, piece in enumerate(said):
                 if number:
                     silence = np.zeros(round(phrase.pauses_s[number - 1] * RATE_HZ), np.float32)
                     pauses.append(Pause(at / RATE_HZ, (at + len(silence)) / RATE_HZ))
                     parts.append(silence)
                     at += len(silence)
-                audio = pitched(voice.say(piece), phrase.pace)
+                audio = pitched(piece, phrase.pace)
                 parts.append(audio)
                 at += len(audio)
             phrases.append(Phrase(phrase.text, start / RATE_HZ, at / RATE_HZ, tuple(pauses)))
