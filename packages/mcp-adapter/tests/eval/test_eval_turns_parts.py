@@ -160,8 +160,10 @@ def test_every_hesitant_phrase_of_a_set_pauses_between_half_a_second_and_1_2_s()
     texts = {name: {p.text for p in TURN_SETS[name].phrases} for name in TURN_SETS}
     assert not texts["held-out"] & texts["tuning"]
     assert not texts["fresh"] & (texts["tuning"] | texts["held-out"])
-    assert sum(p.hesitant for p in TURN_SETS["fresh"].phrases) == 20, "one cut-off is 5 %"
-    for name in ("held-out", "fresh"):
+    assert not texts["blind"] & (texts["tuning"] | texts["held-out"] | texts["fresh"])
+    for name in ("fresh", "blind"):
+        assert sum(p.hesitant for p in TURN_SETS[name].phrases) == 20, "one cut-off is 5 %"
+    for name in ("held-out", "fresh", "blind"):
         assert len({p.pace for p in TURN_SETS[name].phrases}) > 3, "voices differ"
     with pytest.raises(ValueError, match="one pause between each two pieces"):
         SetPhrase(("one", "two"))

@@ -12,6 +12,9 @@ words, which a listener must not take for the end of the turn.
 - `fresh` is a second held-out set, larger (20 hesitant phrases, so one cut-off is 5 %), written
   on 2026-12-05 after every default was chosen and the first set's figures read; nothing was
   tuned on it either.
+- `blind` is a third held-out set of the same shape as `fresh`, written on 2026-12-05 after
+  the sets' voicing changed to one breath because of what `fresh` showed, so that the voicing
+  too is measured on phrases it was not chosen on.
 - `short` is one finished and one hesitant phrase of `held-out`, for a quick look and CI.
 
 Each phrase is said by Piper's joe voice played faster or slower by its own factor (pitch and
@@ -133,6 +136,41 @@ FRESH = _paced(
     ],
     pace=True,
 )
+BLIND = _paced(
+    [
+        ("Did anyone book the meeting room for tomorrow?",),
+        ("The thing that surprised me most in the review was", 0.85, "how few bugs we found."),
+        ("Can you send me a copy of", 0.6, "the slides from Tuesday?"),
+        ("The coffee machine on the third floor works again.",),
+        ("I am not sure we have enough people for", 1.1, "the night shift next month."),
+        ("We should probably talk to the", 0.7, "finance team before we decide."),
+        ("I will call the bank after lunch.",),
+        ("My plan for the rest of the week is to", 0.95, "clean up the old tickets."),
+        ("The main reason the numbers dropped is that", 1.2, "two big clients left in June."),
+        ("How many people signed up for the course?",),
+        ("Before the workshop starts I would like to", 0.55, "check the projector."),
+        ("I asked the supplier whether they could", 1.0, "deliver the parts earlier."),
+        ("The backup finished at four in the morning.",),
+        ("Most of the complaints we got last week were about", 0.75, "the checkout page."),
+        ("If the weather is bad on Saturday we will move the", 1.05, "picnic to the office."),
+        ("We can skip the usual round of updates.",),
+        ("The person who knows the most about this is", 0.65, "probably Maria."),
+        ("We decided not to renew the contract because", 0.9, "the price went up again."),
+        ("Who is presenting the results on Friday?",),
+        ("Could you have a look at our", 0.5, "travel policy before Monday?"),
+        ("What I would like to see in the next version is", 1.15, "a simpler settings page."),
+        ("That was a really useful discussion.",),
+        ("The new office has a lot more space and", 0.8, "a much better kitchen."),
+        ("I think we should hire an", 0.6, "extra designer for the launch."),
+        ("The new laptops arrive next week.",),
+        ("Our biggest customer in the north is asking for a", 1.0, "discount on the next order."),
+        ("When I spoke to the engineers this morning they said the", 0.7, "fix is almost ready."),
+        ("Please send me the final version by tonight.",),
+        ("The only thing left to do before the release is", 0.9, "update the documentation."),
+        ("It would help a lot if you could share your", 0.8, "notes from the call."),
+    ],
+    pace=True,
+)
 TUNING = _paced(
     [
         ("What time is it?",),
@@ -165,6 +203,11 @@ TURN_SETS: dict[str, TurnSet] = {
             "fresh",
             "10 finished and 20 hesitant phrases (pauses 0.5 to 1.2 s), a second held-out set",
             tuple(FRESH),
+        ),
+        TurnSet(
+            "blind",
+            "10 finished and 20 hesitant phrases (pauses 0.5 to 1.2 s), a third held-out set",
+            tuple(BLIND),
         ),
         TurnSet(
             "tuning",
