@@ -181,5 +181,5 @@ def test_alignments_without_onnx_are_refused_saying_what_to_install(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setitem(sys.modules, "onnx", None)  # as if not installed
-    with pytest.raises(ImportError, match=r"install piper-tts\[alignment\]"):
+    with pytest.raises(ImportError, match=r"install assist-voice-piper\[alignment\]"):
         load_voice(find_voice(None, None), alignments=True)

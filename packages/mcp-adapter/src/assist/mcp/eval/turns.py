@@ -148,7 +148,8 @@ VOICINGS = (ONE_BREATH, APART)
 
 
 def voice_set(turn_set: TurnSet, voicing: str = ONE_BREATH) -> Recording:
-    """Say every phrase of the set with Piper into one recording (TurnsUnavailable without it)."""
+    """Say every phrase of the set with Piper into one recording, each hesitant one as
+    `voicing` says (TurnsUnavailable without Piper)."""
     if voicing not in VOICINGS:
         raise ValueError(f"there is no voicing {voicing!r}; there are {', '.join(VOICINGS)}")
     try:
@@ -162,10 +163,12 @@ def voice_set(turn_set: TurnSet, voicing: str = ONE_BREATH) -> Recording:
         ) from None
     try:
         voice = Voice(alignments=voicing == ONE_BREATH)
-    except (ImportError, OSError, LookupError, ValueError) as error:
+    except ImportError as error:  # it says what to install
+        raise TurnsUnavailable(f"Piper's voice cannot load here: {error}") from None
+    except (OSError, LookupError) as error:
         raise TurnsUnavailable(
             f"Piper's voice cannot load here ({error}); install assist-voice-piper, which "
-            "brings its bundled voice, and assist-mcp[demo] for its alignments"
+            "brings its bundled voice"
         ) from None
     parts = [np.zeros(round(LEAD_S * RATE_HZ), np.float32)]
     at = len(parts[0])

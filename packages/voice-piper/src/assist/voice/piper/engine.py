@@ -13,6 +13,7 @@ worried ones a little slower; `neutral` and unknown tones use the voice's settin
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
@@ -84,7 +85,7 @@ def load_voice(files: VoiceFiles, alignments: bool = False) -> PiperVoice:
     """The voice as piper-tts 1.8.0's `PiperVoice.load` makes it on the CPU, but with an
     onnxruntime session whose threads do not spin (`load` offers no session options).
     `alignments`: patch the model in memory, as `load` does, so `synthesize` can say how many
-    samples each phoneme took; that needs the `onnx` package (piper-tts' `alignment` extra)."""
+    samples each phoneme took; that needs the `onnx` package (the `alignment` extra)."""
     import onnxruntime
     from piper import PiperVoice
     from piper.config import PiperConfig
@@ -106,10 +107,11 @@ def _with_alignments(path: str) -> bytes:
     except ImportError as error:
         raise ImportError(
             f"Piper's phoneme alignments need the onnx package ({error}); install "
-            "piper-tts[alignment]"
+            "assist-voice-piper[alignment]"
         ) from None
     model = onnx.load(path)
-    add_alignment_output(model)
+    with contextlib.suppress(ValueError):  # patched already, or nothing to expose: as `load`
+        add_alignment_output(model)
     patched: bytes = model.SerializeToString()
     return patched
 

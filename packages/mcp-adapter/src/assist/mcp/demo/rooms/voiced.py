@@ -28,6 +28,9 @@ GAP_S = 1.5
 """Silence between lines: well over the 600 ms end of turn."""
 TAIL_S = 1.0
 """Silence after the last line."""
+CUT_FADE_S = 0.005
+"""A sentence cut into pieces fades out and in this long at each cut, as a word stopped short
+does, rather than stepping to silence."""
 AUDIBLE = 1e-3
 """A line's sound starts and ends where its samples first and last reach -60 dBFS."""
 
@@ -56,7 +59,7 @@ class VoicedMeeting:
 
 class Voice:
     """Piper's joe voice, loaded once, saying lines at 16 kHz. `alignments`: load it so that it
-    can also say a sentence's pieces in one breath (needs piper-tts' `alignment` extra)."""
+    can also say a sentence's pieces in one breath (assist-voice-piper's `alignment` extra)."""
 
     def __init__(self, alignments: bool = False) -> None:
         from assist.voice.piper.engine import load_voice
@@ -75,27 +78,40 @@ class Voice:
 
     def say_in_one_breath(self, pieces: Sequence[str]) -> list[np.ndarray]:
         """The pieces said as one sentence, cut where each piece ends (`breath`): the audio
-        of each piece, as `say` gives it. ValueError when Piper does not read the pieces as
-        one sentence, or the voice was loaded without alignments."""
+        of each piece, as `say` gives it, with `CUT_FADE_S` faded at each cut so it does not
+        click. ValueError when Piper does not read the pieces as one sentence, or the voice
+        was loaded without alignments."""
         text = " ".join(pieces)
         chunks = list(self._voice.synthesize(text, syn_config=_steady(), include_alignments=True))
-        if len(chunks) != 1 or chunks[0].phoneme_alignments is None:
+        said = chunks[0].phoneme_alignments if len(chunks) == 1 else None
+        if said is None:
             raise ValueError(
                 f"{text!r} cannot be said in one breath: Piper reads it as {len(chunks)} "
                 "sentences, or the voice gives no alignments"
             )
-        (chunk,) = chunks
-        said = chunk.phoneme_alignments or []
         splits = [
             (self._phonemes(pieces[:cut]), self._phonemes(pieces[cut:]))
             for cut in range(1, len(pieces))
         ]
         alignments = [(part.phoneme, part.num_samples) for part in said]
-        audio = np.asarray(chunk.audio_float_array, dtype=np.float32).reshape(-1)
+        audio = np.asarray(chunks[0].audio_float_array, dtype=np.float32).reshape(-1)
         bounds = [0, *piece_ends(alignments, splits), len(audio)]
-        return [self._at_rate(audio[start:end]) for start, end in itertools.pairwise(bounds)]
+        fade = min(
+            round(CUT_FADE_S * self._rate),
+            *(end - start for start, end in itertools.pairwise(bounds)),
+        )
+        parts = []
+        for number, (start, end) in enumerate(itertools.pairwise(bounds)):
+            part = audio[start:end].copy()
+            if number:
+                part[:fade] *= np.linspace(0.0, 1.0, fade, dtype=np.float32)
+            if end < len(audio):
+                part[len(part) - fade :] *= np.linspace(1.0, 0.0, fade, dtype=np.float32)
+            parts.append(self._at_rate(part))
+        return parts
 
     def _phonemes(self, pieces: Sequence[str]) -> list[str]:
+        """The phonemes espeak writes for the pieces said alone, as one text."""
         return [
             phoneme for sentence in self._voice.phonemize(" ".join(pieces)) for phoneme in sentence
         ]
