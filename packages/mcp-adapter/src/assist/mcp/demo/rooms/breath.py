@@ -47,9 +47,8 @@ def piece_ends(
         word = whole[len(words) - 1]
         kept = len(word)
         if len(words) + len(next_words) > len(whole):  # espeak joined it to the next word
-            sounds = [sound for sound, _ in word]
-            following = next_words[0] if next_words else []
-            if 0 < len(following) < kept and sounds[-len(following) :] == following:
+            sounds, following = [sound for sound, _ in word], next_words[0]
+            if len(following) < kept and sounds[-len(following) :] == following:
                 kept -= len(following)
             else:
                 kept = min(len(words[-1]), kept)

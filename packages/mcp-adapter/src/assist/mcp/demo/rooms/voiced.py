@@ -96,19 +96,13 @@ class Voice:
         alignments = [(part.phoneme, part.num_samples) for part in said]
         audio = np.asarray(chunks[0].audio_float_array, dtype=np.float32).reshape(-1)
         bounds = [0, *piece_ends(alignments, splits), len(audio)]
-        fade = min(
-            round(CUT_FADE_S * self._rate),
-            *(end - start for start, end in itertools.pairwise(bounds)),
-        )
-        parts = []
-        for number, (start, end) in enumerate(itertools.pairwise(bounds)):
-            part = audio[start:end].copy()
-            if number:
-                part[:fade] *= np.linspace(0.0, 1.0, fade, dtype=np.float32)
-            if end < len(audio):
-                part[len(part) - fade :] *= np.linspace(1.0, 0.0, fade, dtype=np.float32)
-            parts.append(self._at_rate(part))
-        return parts
+        parts = [audio[start:end].copy() for start, end in itertools.pairwise(bounds)]
+        fade = min(round(CUT_FADE_S * self._rate), *(len(part) for part in parts))
+        rise = np.linspace(0.0, 1.0, fade, dtype=np.float32)
+        for before, after in itertools.pairwise(parts):
+            before[len(before) - fade :] *= rise[::-1]
+            after[:fade] *= rise
+        return [self._at_rate(part) for part in parts]
 
     def _phonemes(self, pieces: Sequence[str]) -> list[str]:
         """The phonemes espeak writes for the pieces said alone, as one text."""
