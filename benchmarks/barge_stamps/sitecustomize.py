@@ -135,6 +135,9 @@ def _player(module: Any) -> None:
     block = os.environ.get("BARGE_PLAYER_BLOCK_S")
     if block:
         module.BLOCK_S = float(block)
+    step = os.environ.get("BARGE_PLAYER_STEP_S")
+    if step:
+        module.STEP_S = float(step)
     latency = os.environ.get("BARGE_OUT_LATENCY")
     if latency:
         import functools

@@ -41,5 +41,5 @@ class PacedStream:
         return sum(len(block) for block in self.written)
 
 
-def tone(seconds: float) -> np.ndarray:
-    return np.full(round(seconds * RATE), 0.1, dtype=np.float32)
+def tone(seconds: float, rate: int = RATE) -> np.ndarray:
+    return np.full(round(seconds * rate), 0.1, dtype=np.float32)

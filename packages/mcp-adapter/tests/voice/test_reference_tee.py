@@ -140,3 +140,31 @@ def test_a_block_that_cannot_sound_at_its_place_on_the_timeline_starts_a_fresh_o
     assert (first, one) == (100.0, same)
     assert second == pytest.approx(100.05, abs=0.001)
     assert (third, other) == (pytest.approx(100.1 + 2 * MOVED_S), one + 1)
+
+
+def test_the_unplayed_end_of_a_block_is_silenced_at_once_and_the_next_block_takes_its_place(
+    tmp_path: Path,
+) -> None:
+    """A pause between the steps of a block leaves its end unplayed: an echo the reference
+    still held there would be subtracted from a person's first words, and the next block,
+    stamped after it, would sound before its reference."""
+    path = tmp_path / "ref.sock"
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(path))
+    listener.settimeout(1.0)
+    tee = ReferenceTee(str(path), RATE_HZ, LATENCY_S)  # at 16 kHz: no resampler, exact
+    try:
+        tee.played(tone(0.05, RATE_HZ), 100.0, 1.0)
+        tee.took_back(round(0.03 * RATE_HZ))  # two of five steps were played
+        tee.played(tone(0.05, RATE_HZ), 100.025, 1.0)  # resumed, on the same timeline
+        blocks = [decode(listener.recv(65_536)) for _ in range(3)]
+    finally:
+        tee.close()
+        listener.close()
+    assert all(block is not None for block in blocks)
+    (first, one, sound), (erased, same, silence), (resumed, again, _) = blocks  # type: ignore[misc]
+    assert (first, len(sound)) == (100.0, 2 * round(0.05 * RATE_HZ))
+    assert erased == pytest.approx(100.02)
+    assert silence == bytes(2 * round(0.03 * RATE_HZ))
+    assert resumed == pytest.approx(100.02)
+    assert one == same == again

@@ -19,7 +19,7 @@ from assist.core.engines import VOICES, EngineSpec, VoiceOptions
 from assist.core.plugins import Registry
 from assist.mcp.voice import loading
 from assist.mcp.voice.player import (
-    BLOCK_S,
+    STEP_S,
     PlaybackFailed,
     PlayerUnavailable,
     SilentPlayer,
@@ -31,19 +31,19 @@ from player_fakes import RATE, PacedStream, tone
 from supervisor_fakes import declared
 
 
-def test_the_speaker_player_hands_every_chunk_to_the_device_in_small_blocks() -> None:
+def test_the_speaker_player_hands_every_chunk_to_the_device_in_short_steps() -> None:
     stream = PacedStream()
     player = SpeakerPlayer(stream, RATE)
     player.begin()
     player.play(tone(0.2))
     player.play(tone(0.13))
     assert player.wait() == stream.samples() == round(0.33 * RATE)
-    assert max(stream.block_sizes) == round(BLOCK_S * RATE)
+    assert max(stream.block_sizes) == round(STEP_S * RATE)
     player.close()
     assert stream.stopped and stream.closed
 
 
-def test_a_cut_halts_playback_within_one_block_and_reports_what_the_device_got() -> None:
+def test_a_cut_halts_playback_within_one_step_and_reports_what_the_device_got() -> None:
     stream = PacedStream()
     player = SpeakerPlayer(stream, RATE)
     player.begin()
@@ -52,7 +52,7 @@ def test_a_cut_halts_playback_within_one_block_and_reports_what_the_device_got()
     time.sleep(0.3)
     started = time.monotonic()
     handed = player.cut()
-    assert time.monotonic() - started <= BLOCK_S + 0.05
+    assert time.monotonic() - started <= STEP_S + 0.09  # a step, and room for a busy machine
     assert handed == stream.samples()
     assert round(0.2 * RATE) <= handed <= round(0.6 * RATE)
     time.sleep(0.2)
@@ -132,6 +132,9 @@ class RecordingTee:
     def played(self, block: np.ndarray, at: float, free_s: float = 0.0) -> None:
         self.blocks.append(block.copy())
 
+    def took_back(self, count: int) -> None:
+        self.blocks[-1] = self.blocks[-1][:-count]
+
     def ran_dry(self) -> None:
         pass
 
@@ -152,8 +155,10 @@ def test_paused_with_a_reference_tee_the_device_gets_silence_and_the_line_goes_o
     assert player.wait() == len(audio)
     player.close()
     line = [block for block in tee.blocks if block.any()]
-    assert np.array_equal(np.concatenate(line), audio)
-    assert len(stream.written) == len(tee.blocks)  # silence went to the device meanwhile
+    assert np.array_equal(np.concatenate(line), audio)  # what was taken back went again
+    written = np.concatenate(stream.written)
+    assert np.array_equal(written[np.flatnonzero(written)], audio)
+    assert not all(step.any() for step in stream.written)  # silence went meanwhile
 
 
 def test_a_cut_ends_a_pause_and_the_next_line_plays_unpaused() -> None:

@@ -16,7 +16,9 @@ off the last one (through PulseAudio up to 6 ms from line to line, enough to und
 canceller's filter had learnt), so the player keeps its stream fed with silence between lines
 and that silence goes through the tee too: the timeline then never breaks while the device
 does not run dry, and the listener holds the reference for every moment up to what was last
-handed to the device, so a reference not there yet is one still to come. A send
+handed to the device, so a reference not there yet is one still to come. The player hands a
+block to the device in steps; when a pause or cut leaves the end of a block unplayed, that end
+is sent again as silence and the timeline steps back over it (`took_back`). A send
 that finds no listener costs one failed system call; nothing the tee does can fail the line
 being played.
 """
@@ -75,6 +77,21 @@ class ReferenceTee:
         self._pending.append(samples)
         if np.any(block) or sum(len(part) for part in self._pending) >= SEND_S * RATE_HZ:
             self._flush()
+
+    def took_back(self, count: int) -> None:
+        """The last `count` samples (the player's rate) of the block sent last were never
+        played (a pause or cut came first): the listener's reference over them is silenced at
+        once, before their moment comes, and the next block is stamped where they would have
+        begun."""
+        back = min(self._sent, round(count * RATE_HZ / self._rate))
+        if not back:
+            return
+        self._flush()
+        self._sent -= back
+        self._pending = [np.zeros(back, dtype=np.float32)]
+        self._pending_at = self._start + self._sent / RATE_HZ
+        self._pending_timeline = self._timeline
+        self._flush()
 
     def ran_dry(self) -> None:
         """The device reported an underflow: the next block starts a fresh timeline."""
