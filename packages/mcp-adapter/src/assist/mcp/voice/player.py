@@ -54,7 +54,7 @@ IDLE_S = 0.01
 most this long for the writer, on top of the stream's own latency."""
 
 CUT_WAIT_S = 1.0
-"""Longest a cut waits for the block being written; a stalled device must not stall the
+"""Longest a cut waits for the step being written; a stalled device must not stall the
 reader thread that asked for the cut."""
 
 CLOSE_WAIT_S = 5.0
