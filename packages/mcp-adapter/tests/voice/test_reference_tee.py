@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -42,6 +43,31 @@ class Received:
     def sounding(self) -> list[tuple[float, np.ndarray]]:
         self._thread.join()
         return [block for block in self.blocks if np.any(block[1])]
+
+
+def listening(path: Path) -> socket.socket:
+    """The listener's end at `path`, waiting at most a second for each datagram."""
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    listener.bind(str(path))
+    listener.settimeout(1.0)
+    return listener
+
+
+def received(
+    tmp_path: Path, rate: int, play: Callable[[ReferenceTee], None]
+) -> list[tuple[float, int, bytes]]:
+    """The three datagrams a listener gets while `play` drives a tee at `rate`."""
+    path = tmp_path / "ref.sock"
+    listener = listening(path)
+    tee = ReferenceTee(str(path), rate, LATENCY_S)
+    try:
+        play(tee)
+        blocks = [decode(listener.recv(65_536)) for _ in range(3)]
+    finally:
+        tee.close()
+        listener.close()
+    assert all(block is not None for block in blocks)
+    return blocks  # type: ignore[return-value]
 
 
 def test_each_line_played_reaches_the_listener_on_one_unbroken_timeline(tmp_path: Path) -> None:
@@ -98,9 +124,7 @@ def test_a_fresh_timeline_is_stamped_with_what_the_device_holds_ahead_never_late
     """The reported latency is a full buffer's: a device just started (or run dry) holds less,
     and its sound must not come before its stamp (AEC3 cannot take out an echo that does)."""
     path = tmp_path / "ref.sock"
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    listener.bind(str(path))
-    listener.settimeout(1.0)
+    listener = listening(path)
     block = tone(0.05)
     try:
         for free_s, stamped in ((1.0, 100.0), (0.01, 100.0 + LATENCY_S - 0.01), (0.0, 100.04)):
@@ -122,21 +146,13 @@ def test_a_block_that_cannot_sound_at_its_place_on_the_timeline_starts_a_fresh_o
 ) -> None:
     """A gap the device did not report (its write said nothing) would move the echo after its
     reference within one timeline; the canceller must know it moved."""
-    path = tmp_path / "ref.sock"
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    listener.bind(str(path))
-    listener.settimeout(1.0)
-    tee = ReferenceTee(str(path), RATE, LATENCY_S)
-    try:
+
+    def play(tee: ReferenceTee) -> None:
         tee.played(tone(0.05), 100.0, 1.0)
         tee.played(tone(0.05), 100.0 + 0.05 + MOVED_S / 2, 1.0)  # late, within the bound
         tee.played(tone(0.05), 100.1 + 2 * MOVED_S, 1.0)  # it cannot sound at its place
-        blocks = [decode(listener.recv(65_536)) for _ in range(3)]
-    finally:
-        tee.close()
-        listener.close()
-    assert all(block is not None for block in blocks)
-    (first, one, _), (second, same, _), (third, other, _) = blocks  # type: ignore[misc]
+
+    (first, one, _), (second, same, _), (third, other, _) = received(tmp_path, RATE, play)
     assert (first, one) == (100.0, same)
     assert second == pytest.approx(100.05, abs=0.001)
     assert (third, other) == (pytest.approx(100.1 + 2 * MOVED_S), one + 1)
@@ -148,21 +164,16 @@ def test_the_unplayed_end_of_a_block_is_silenced_at_once_and_the_next_block_take
     """A pause between the steps of a block leaves its end unplayed: an echo the reference
     still held there would be subtracted from a person's first words, and the next block,
     stamped after it, would sound before its reference."""
-    path = tmp_path / "ref.sock"
-    listener = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    listener.bind(str(path))
-    listener.settimeout(1.0)
-    tee = ReferenceTee(str(path), RATE_HZ, LATENCY_S)  # at 16 kHz: no resampler, exact
-    try:
+
+    def play(tee: ReferenceTee) -> None:
         tee.played(tone(0.05, RATE_HZ), 100.0, 1.0)
         tee.took_back(round(0.03 * RATE_HZ))  # two of five steps were played
         tee.played(tone(0.05, RATE_HZ), 100.025, 1.0)  # resumed, on the same timeline
-        blocks = [decode(listener.recv(65_536)) for _ in range(3)]
-    finally:
-        tee.close()
-        listener.close()
-    assert all(block is not None for block in blocks)
-    (first, one, sound), (erased, same, silence), (resumed, again, _) = blocks  # type: ignore[misc]
+
+    # at 16 kHz: no resampler, so the samples are exact
+    (first, one, sound), (erased, same, silence), (resumed, again, _) = received(
+        tmp_path, RATE_HZ, play
+    )
     assert (first, len(sound)) == (100.0, 2 * round(0.05 * RATE_HZ))
     assert erased == pytest.approx(100.02)
     assert silence == bytes(2 * round(0.03 * RATE_HZ))
