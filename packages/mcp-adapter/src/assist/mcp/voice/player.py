@@ -9,8 +9,8 @@ stops and closes the stream.
 `cut` (ours, for the helper's `stop`) drops the queued chunks, halts the chunk being written
 and reports the samples of this line handed to the device so far. The writer takes audio in
 blocks and hands each to the device in short steps, looking for a cut between steps, so
-playback halts within one step. After a cut, `play` ignores chunks until `begin` starts the next line, so a chunk the engine
-finishes just after the cut can never sound.
+playback halts within one step. After a cut, `play` ignores chunks until `begin` starts the
+next line, so a chunk the engine finishes just after the cut can never sound.
 
 `pause` and `resume` (ours, for the helper's `pause` and `resume`, 16.3) hold the line where it
 is: the writer finishes the step it is writing and waits before the next one, keeping its place
