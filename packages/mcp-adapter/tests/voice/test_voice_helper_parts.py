@@ -157,8 +157,9 @@ def test_paused_with_a_reference_tee_the_device_gets_silence_and_the_line_goes_o
     line = [block for block in tee.blocks if block.any()]
     assert np.array_equal(np.concatenate(line), audio)  # what was taken back went again
     written = np.concatenate(stream.written)
-    assert np.array_equal(written[np.flatnonzero(written)], audio)
-    assert not all(step.any() for step in stream.written)  # silence went meanwhile
+    sound = np.flatnonzero(written)
+    assert np.array_equal(written[sound], audio)
+    assert len(sound) < sound[-1] - sound[0] + 1  # silence went to the device while paused
 
 
 def test_a_cut_ends_a_pause_and_the_next_line_plays_unpaused() -> None:
