@@ -33,6 +33,14 @@ def _sources(module: Any) -> None:
     block = os.environ.get("BARGE_CAPTURE_BLOCK_S")
     if block:
         module.BLOCK_S = float(block)
+    latency = os.environ.get("BARGE_CAPTURE_LATENCY")
+    if latency:
+        import functools
+
+        import sounddevice
+
+        value: Any = latency if latency in ("low", "high") else float(latency)
+        sounddevice.InputStream = functools.partial(sounddevice.InputStream, latency=value)
     callback = module.DeviceSource._callback
 
     def stamped(self: Any, indata: Any, frames: int, at: Any, status: Any) -> None:
