@@ -29,18 +29,23 @@ def stamp(kind: str, **fields: Any) -> None:
     os.write(_fd, (json.dumps(line) + "\n").encode())
 
 
-def _sources(module: Any) -> None:
-    block = os.environ.get("BARGE_CAPTURE_BLOCK_S")
-    if block:
-        module.BLOCK_S = float(block)
-    latency = os.environ.get("BARGE_CAPTURE_LATENCY")
+def _latency(stream: str, variable: str) -> None:
+    """sounddevice's `stream` class opened at the latency `variable` names, if it is set."""
+    latency = os.environ.get(variable)
     if latency:
         import functools
 
         import sounddevice
 
         value: Any = latency if latency in ("low", "high") else float(latency)
-        sounddevice.InputStream = functools.partial(sounddevice.InputStream, latency=value)
+        setattr(sounddevice, stream, functools.partial(getattr(sounddevice, stream), latency=value))
+
+
+def _sources(module: Any) -> None:
+    block = os.environ.get("BARGE_CAPTURE_BLOCK_S")
+    if block:
+        module.BLOCK_S = float(block)
+    _latency("InputStream", "BARGE_CAPTURE_LATENCY")
     callback = module.DeviceSource._callback
 
     def stamped(self: Any, indata: Any, frames: int, at: Any, status: Any) -> None:
@@ -146,14 +151,7 @@ def _player(module: Any) -> None:
     step = os.environ.get("BARGE_PLAYER_STEP_S")
     if step:
         module.STEP_S = float(step)
-    latency = os.environ.get("BARGE_OUT_LATENCY")
-    if latency:
-        import functools
-
-        import sounddevice
-
-        value: Any = latency if latency in ("low", "high") else float(latency)
-        sounddevice.OutputStream = functools.partial(sounddevice.OutputStream, latency=value)
+    _latency("OutputStream", "BARGE_OUT_LATENCY")
     init = module.SpeakerPlayer.__init__
 
     def stamped(self: Any, stream: Any, sample_rate: int, tee: Any = None) -> None:
