@@ -153,13 +153,10 @@ def _player(module: Any) -> None:
         module.STEP_S = float(step)
     _latency("OutputStream", "BARGE_OUT_LATENCY")
     init = module.SpeakerPlayer.__init__
-    keep_queued = os.environ.get("BARGE_PLAYER_DROP") == "0"
 
     def stamped(self: Any, stream: Any, sample_rate: int, tee: Any = None) -> None:
         stamp("player", rate=sample_rate, latency=float(stream.latency), block_s=module.BLOCK_S)
         init(self, _Stream(stream), sample_rate, tee)
-        if keep_queued:  # the variant before a pause dropped what the device holds
-            self._buffer = 0
 
     module.SpeakerPlayer.__init__ = stamped
 

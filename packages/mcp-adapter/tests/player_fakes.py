@@ -53,7 +53,6 @@ class ClockedStream(PacedStream):
         self._buffer = round(buffer_s * RATE)
         self._handed = 0  # samples handed to the device since `_start`
         self._start: float | None = None
-        self.dropped = 0  # samples an abort took from the buffer before they played
 
     def _played(self) -> int:
         return 0 if self._start is None else round((time.monotonic() - self._start) * RATE)
@@ -72,18 +71,6 @@ class ClockedStream(PacedStream):
         self.written.append(data[:, 0].copy())
         self.block_sizes.append(len(data))
         return ran_dry
-
-    def start(self) -> None:
-        pass
-
-    def abort(self) -> None:
-        """Drop what the buffer holds, as PortAudio's abort does: `written` keeps only what
-        played, and the next write finds the buffer empty."""
-        unplayed = self._handed - min(self._played(), self._handed)
-        self.dropped += unplayed
-        kept = np.concatenate(self.written)[: self.samples() - unplayed]
-        self.written = [kept]
-        self._start, self._handed = None, 0
 
 
 def tone(seconds: float, rate: int = RATE) -> np.ndarray:

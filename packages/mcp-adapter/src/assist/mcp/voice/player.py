@@ -17,13 +17,6 @@ is: the writer finishes the step it is writing and waits before the next one, ke
 in the chunk and the queue; `resume` goes on from that very sample. A cut ends a pause too.
 While paused with a reference tee the writer feeds silence, as between lines.
 
-A pause or cut also drops what the device still holds of the line (its buffer, about 40 ms
-through PulseAudio, which would otherwise play out after the writer stopped): the stream is
-aborted and started again, and a pause keeps the dropped samples to play first on `resume`, so
-the line goes on from the last sample heard. What the device holds is its buffer, measured as
-`write_available` when the stream has just started, less what is free in it now. A stream with
-no abort (the FIFO of `fifo_output`) keeps what it was given.
-
 With a reference tee (`reference_tee`, when the server gave a socket for it) every block is
 also sent, just before its first step is written, to the listener that cancels it from the
 microphone, and the steps a pause or cut left unwritten are taken back. Between lines the
@@ -40,7 +33,6 @@ import os
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
 from typing import Any, Protocol
 
 import numpy as np
@@ -162,9 +154,6 @@ class SpeakerPlayer:
         self._block = max(1, round(sample_rate * BLOCK_S))
         self._step = max(1, round(sample_rate * STEP_S))
         self._idle = np.zeros(max(1, round(sample_rate * IDLE_S)), dtype=np.float32)
-        self._restart = restarter(stream)
-        self._buffer = (self._free() or 0) if self._restart else 0  # just started: all free
-        self._recent = np.zeros(0, dtype=np.float32)  # the line's last `_buffer` samples written
         self._changed = threading.Condition()
         self._chunks: deque[np.ndarray | None] = deque()  # None is the closing sentinel
         self._busy = False  # the writer holds a chunk
@@ -185,7 +174,6 @@ class SpeakerPlayer:
             self._cut = False
             self._paused = False
             self._failure = None
-            self._recent = self._recent[:0]
 
     def play(self, chunk: np.ndarray) -> None:
         with self._changed:
@@ -291,10 +279,8 @@ class SpeakerPlayer:
     def _write(self, chunk: np.ndarray, epoch: int) -> None:
         start = 0
         while start < len(chunk):
-            if self._halted(epoch):
-                chunk, start = np.concatenate((self._drop_device_queue(), chunk[start:])), 0
-                if not self._held(epoch):
-                    return
+            if not self._held(epoch):
+                return
             block = chunk[start : start + self._block]
             if self._tee is not None:
                 self._tee.played(block, time.monotonic(), self._free_s())
@@ -316,52 +302,19 @@ class SpeakerPlayer:
             if self._stream.write(step.reshape(-1, 1)) and self._tee is not None:
                 self._tee.ran_dry()  # the write returns whether the device underflowed
             written += len(step)
-            if self._buffer:
-                self._recent = np.concatenate((self._recent, step))[-self._buffer :]
             with self._changed:
                 self._samples += len(step)
         return written
-
-    def _halted(self, epoch: int) -> bool:
-        with self._changed:
-            return self._paused or self._epoch != epoch
-
-    def _drop_device_queue(self) -> np.ndarray:
-        """Drop what the device holds of the line, so a pause or cut is heard at once rather
-        than after the buffer plays out; the dropped samples of the line, which a pause plays
-        again first on resume. The tee takes them back from the reference, as they will not
-        sound where it stamped them."""
-        free = self._free()
-        queued = 0 if free is None else self._buffer - free
-        if queued <= 0:
-            return self._recent[:0]
-        assert self._restart is not None
-        try:
-            self._restart()
-        except Exception:  # a failing device: the next write says so
-            return self._recent[:0]
-        if self._tee is not None:
-            self._tee.took_back(queued)
-        dropped = self._recent[len(self._recent) - min(queued, len(self._recent)) :]
-        self._recent = self._recent[: len(self._recent) - len(dropped)]
-        with self._changed:
-            self._samples -= len(dropped)
-        return dropped
 
     def _free_s(self) -> float:
         """Seconds of the device's buffer free for writing (sounddevice's `write_available`):
         where that is not known the buffer counts as empty, so the reference's stamp is never
         later than the sound."""
-        free = self._free()
-        return float("inf") if free is None else free / self._rate
-
-    def _free(self) -> int | None:
-        """Samples of the device's buffer free for writing; None where the stream cannot say."""
         try:
             free = getattr(self._stream, "write_available", None)  # a stream that cannot say
-            return None if free is None else int(free)
+            return float("inf") if free is None else float(free) / self._rate
         except Exception:  # a failing device: the write says so
-            return None
+            return float("inf")
 
     def _held(self, epoch: int) -> bool:
         """Wait out a pause before the next block; False once a cut ended this chunk."""
@@ -376,20 +329,6 @@ class SpeakerPlayer:
                     self._changed.wait()
                     continue
             self._keep_running()  # paused with a tee: silence keeps its timeline unbroken
-
-
-def restarter(stream: OutputStreamLike) -> Callable[[], None] | None:
-    """How to drop what `stream` holds and start it again (PortAudio's abort, then start); None
-    for a stream that cannot take back what it was given (a FIFO)."""
-    abort, start = getattr(stream, "abort", None), getattr(stream, "start", None)
-    if abort is None or start is None:
-        return None
-
-    def restart() -> None:
-        abort()
-        start()
-
-    return restart
 
 
 def open_speakers(sample_rate: int) -> SpeakerPlayer:
