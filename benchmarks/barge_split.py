@@ -28,7 +28,8 @@ Times in the room are the listener's capture clock (`CaptureClock`: sample count
 earliest callback offset of its first 2 s), which puts each sample at most a fixed `d0` after
 it was really in the room (PulseAudio's part that no callback shows). So (a) is a lower bound
 and (e) an upper bound, each by that same `d0`; their sum, and the total, are exact; the total
-is read in the one recording with no clock at all.
+is read in the one recording with no clock at all. The pause (the figure behaviour 16.3 times:
+the user's first sound to the player held) is the total less (e), so a lower bound by `d0`.
 
     uv run python benchmarks/barge_split.py --trials 12 \
         [--variant new:BARGE_PLAYER_BLOCK_S=0.02] [--sessions 2]
@@ -76,6 +77,7 @@ NAMES = {
     "d": "(d) the helper: `pause` sent → its player held",
     "d1": "  of which `pause` sent → read by the helper",
     "e": "(e) output: player held → the line's last sound (≤, by d0)",
+    "pause": "first sound → the player held, the pause 16.3 names (≥, by d0)",
     "total": "**first sound → the line silent** (one recording, no clock)",
 }
 
@@ -225,6 +227,7 @@ def split(
         row["total"] = s - u
         if "d" in row:
             row["e"] = at(s) - (sent["t"] + row["d"])
+            row["pause"] = row["total"] - row["e"]
         row["resumed"] = resumed is not None
         trials.append(row)
     return trials
@@ -254,7 +257,7 @@ def last_sound(voice: np.ndarray) -> int | None:
 def summary(rows: list[Any]) -> dict[str, Any]:
     done = [r for r in rows if r is not None]
     parts: dict[str, Any] = {}
-    for key in (*PARTS, "ref_wait", "c1", "d1", "total"):
+    for key in (*PARTS, "ref_wait", "c1", "d1", "pause", "total"):
         ms = [r[key] * 1000 for r in done if key in r]
         if ms:
             parts[key] = {
