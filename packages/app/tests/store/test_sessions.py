@@ -96,6 +96,31 @@ def test_only_real_folders_with_session_json_or_a_growing_wav_are_sessions(tmp_p
     assert SessionStore(tmp_path).ids(now) == ["2026-01-01T0900", "2026-01-02T0900"]
 
 
+def test_a_recording_that_ends_between_the_stores_two_looks_is_still_a_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A recorder ends a session by writing session.json, then removing its wav. Whichever of
+    the two the store looks at first, the end comes just after that look."""
+    folder = recording(tmp_path, "2026-08-29T1101-smoke")
+    real_lstat = os.lstat
+    looks: list[str] = []
+
+    def lstat(path: os.PathLike[str] | str, *args: object, **kwargs: object) -> os.stat_result:
+        try:
+            return real_lstat(path, *args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            name = Path(path).name
+            if name in ("session.json", "room.native.wav") and not looks:
+                looks.append(name)
+                (folder / "session.json").write_text(json.dumps(META))
+                (folder / "audio" / "room.native.wav").unlink()
+
+    monkeypatch.setattr(os, "lstat", lstat)
+    store = SessionStore(tmp_path)
+    assert store.session_dir("2026-08-29T1101-smoke", time.time()) == folder
+    assert looks  # the end came between the looks
+
+
 def test_a_missing_sessions_root_has_no_sessions(tmp_path: Path) -> None:
     store = SessionStore(tmp_path / "nowhere")
     assert store.rows(time.time()) == []

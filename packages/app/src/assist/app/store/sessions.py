@@ -187,14 +187,21 @@ class SessionStore:
                 continue
 
     def _counts(self, name: str, now_wall: float) -> bool:
-        """A real folder holding `session.json` or a growing room wav counts as a session."""
+        """A real folder holding `session.json` or a growing room wav counts as a session.
+
+        The wav is looked at first: a recording ends by writing `session.json` and then
+        removing the wav, so a session that ends between the two looks is found by the second.
+        Looked at the other way round, a reader polling the session as it ended was told there
+        was no such session."""
         folder = self.root / name
         if not is_real_dir(folder):
             return False
+        if self.is_live(name, now_wall):
+            return True
         try:
             os.lstat(folder / SESSION_FILE)
         except OSError:
-            return self.is_live(name, now_wall)
+            return False
         return True
 
     def _row(self, name: str, now_wall: float) -> dict[str, Any]:
