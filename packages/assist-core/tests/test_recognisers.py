@@ -127,6 +127,12 @@ def test_auto_takes_the_highest_rank_and_breaks_ties_by_name(available):
 def test_a_confidence_outside_zero_to_one_is_refused(confidence):
     with pytest.raises(ValueError, match="between 0 and 1"):
         Recognised("hello", confidence)
+    with pytest.raises(ValueError, match="last_word_confidence must be between 0 and 1"):
+        Recognised("hello", 0.5, last_word_confidence=confidence)
+
+
+def test_a_recogniser_that_cannot_say_how_sure_it_was_of_the_last_word_says_none():
+    assert Recognised("hello", 0.5).last_word_confidence is None
 
 
 def test_options_default_to_the_recognisers_own_choices():

@@ -43,18 +43,21 @@ hookspec = pluggy.HookspecMarker(GROUP)
 hookimpl = pluggy.HookimplMarker(GROUP)
 
 
-def _confidence(instance: object, attribute: attrs.Attribute[float], value: float) -> None:
-    if not 0.0 <= value <= 1.0:
-        raise ValueError(f"confidence must be between 0 and 1, got {value}")
+def _confidence(instance: object, attribute: attrs.Attribute[Any], value: float | None) -> None:
+    if value is not None and not 0.0 <= value <= 1.0:
+        raise ValueError(f"{attribute.name} must be between 0 and 1, got {value}")
 
 
 @attrs.frozen
 class Recognised:
     """What a recogniser heard in one turn: its text ("" for none) and a confidence, 0 to 1,
-    written to `raw.jsonl` beside the text."""
+    written to `raw.jsonl` beside the text. `last_word_confidence`, 0 to 1, is how sure it was
+    of the text's last word, where it can say (None where it cannot): a sentence's end on a
+    word it doubts is not trusted as the end of a turn (16.1)."""
 
     text: str
     confidence: float = attrs.field(validator=_confidence)
+    last_word_confidence: float | None = attrs.field(default=None, validator=_confidence)
 
 
 @runtime_checkable

@@ -18,6 +18,12 @@ trailing "...", "-" or ",", which counts the same; and since it ends every sente
 finished with ".", "?" or "!", a text of a recogniser that punctuates with no such mark at its
 end ("good", "and when a client goes over that limit": a comma's pause, heard idle) counts as
 broken off too. A recogniser that writes no punctuation at all is judged by its last word only.
+
+The last word itself can be wrong: a word cut short by the pause is what a recogniser most
+often mishears, and it mishears it as a word a sentence may end on ("worried about the" as
+"worried about it.", "look at our" as "look at her?"). Where the recogniser says how sure it was
+of the last word, a word it doubts (`UNSURE_BELOW`: more likely wrong than right) is no
+evidence that the phrase is finished, so the limit decides.
 """
 
 from __future__ import annotations
@@ -50,14 +56,23 @@ BROKEN_OFF = ("...", "…", "-", "—", "–", ",")
 CLOSERS = "\"')]}”’»"
 """What may follow a sentence's mark at its end: closing quotes and brackets."""
 
+UNSURE_BELOW = 0.5
+"""A last word heard with less confidence than this is more likely wrong than right."""
 
-def ends_mid_phrase(text: str, punctuated: bool = False) -> bool:
+
+def ends_mid_phrase(
+    text: str, punctuated: bool = False, last_word_confidence: float | None = None
+) -> bool:
     """Whether `text`, a turn's words so far, stops where a sentence does not end.
     `punctuated`: the recogniser ends every finished sentence with one of SENTENCE_MARKS, so
-    a text without one at its end stops short."""
+    a text without one at its end stops short. `last_word_confidence`: how sure the
+    recogniser was of the last word, where it can say; under UNSURE_BELOW the words are no
+    evidence of an end."""
     said = text.strip().lower()
     if not said:
         return False
+    if last_word_confidence is not None and last_word_confidence < UNSURE_BELOW:
+        return True
     if said.endswith(BROKEN_OFF):
         return True
     if punctuated and not said.rstrip(CLOSERS).endswith(SENTENCE_MARKS):
