@@ -51,6 +51,44 @@ def test_the_token_budget_grows_with_the_turn():
     assert window.token_budget(0.0) == window.SPARE_TOKENS
 
 
+def test_the_last_word_is_its_least_sure_token_and_the_marks_after_it_are_not_part_of_it():
+    pieces = [" We", " could", " look", " at", " her", "?"]
+    assert window.last_word_probability(pieces, [0.9, 0.9, 0.9, 0.9, 0.3, 0.99]) == 0.3
+    pieces = [" the", " crack", "ed", " pots", "."]
+    assert window.last_word_probability(pieces, [0.9, 0.2, 0.8, 0.6, 0.1]) == 0.6
+    pieces = [" flower", " pot", "ted", "..."]
+    assert window.last_word_probability(pieces, [0.9, 0.7, 0.4, 0.1]) == 0.4
+    assert window.last_word_probability(["..."], [0.5]) is None
+    assert window.last_word_probability([], []) is None
+
+
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from([" yes", " no", "ed", "s", " 10", ".", "?", ","]),
+            st.floats(min_value=0.0, max_value=1.0),
+        ),
+        max_size=12,
+    )
+)
+def test_the_last_word_is_one_of_its_tokens_probabilities_or_none_without_a_word(tokens):
+    pieces = [piece for piece, _ in tokens]
+    probabilities = [probability for _, probability in tokens]
+    found = window.last_word_probability(pieces, probabilities)
+    if any(piece.strip(".?,") for piece in pieces):
+        assert found in probabilities
+    else:
+        assert found is None
+
+
+def test_each_chosen_token_gets_its_softmax_probability():
+    steps = [[0.0, 0.0], [1000.0, 0.0, 0.0], [2.0, 1.0]]
+    found = window.chosen_probabilities(steps, [1, 0, 0])
+    assert found[0] == pytest.approx(0.5)
+    assert found[1] == pytest.approx(1.0)
+    assert found[2] == pytest.approx(1 / (1 + 2.718281828459045**-1))
+
+
 @pytest.fixture(scope="module")
 def recogniser() -> Iterator[WhisperRecogniser]:
     built = build(RecogniserOptions())
@@ -115,3 +153,20 @@ def test_a_peek_goes_round_the_full_window_once_without_the_fallbacks(recogniser
             recogniser, "transcribe_full", lambda *a, said=said, **k: Recognised(said, 0.9)
         )
         assert recogniser.peek(audio).text == heard
+
+
+def test_a_finished_question_ends_on_a_word_whisper_is_sure_of(recogniser):
+    """The words' veto waits on a last word whisper doubts; a clearly spoken question's
+    last word is not one, or every question would wait for the limit. The full window
+    gives no token's probability, so it leaves the last word unknown."""
+    import numpy as np
+    from assist.core.turn_words import UNSURE_BELOW
+    from assist.engine_kit.recognisers import speak
+
+    audio = np.concatenate(
+        [np.zeros(3200, dtype=np.float32), speak("Shall I throw away the cracked flower pots?")]
+    )
+    sure = recogniser.transcribe(audio).last_word_confidence
+    assert sure is not None
+    assert UNSURE_BELOW <= sure <= 1.0
+    assert recogniser.transcribe_full(audio).last_word_confidence is None

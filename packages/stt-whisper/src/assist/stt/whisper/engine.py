@@ -12,7 +12,10 @@ third of the time, the same words; a decoding that looks wrong there goes round 
 only, without the fallbacks at higher temperatures: a look must be quick.
 
 The confidence is the mean token probability, exp of the segments' average log
-probability weighted by their token counts, clamped to 0..1.
+probability weighted by their token counts, clamped to 0..1. The last word's confidence is
+its least sure token's probability, from the fitted window; a turn decoded on the full window
+(long turns, and the ones the fitted window did not trust) leaves it unknown, as
+faster-whisper gives no token's probability there without word timestamps.
 """
 
 from __future__ import annotations
@@ -110,6 +113,9 @@ class WhisperRecogniser:
         self._model = None
 
 
-def _recognised(text: str, log_prob: float) -> Recognised:
+def _recognised(text: str, log_prob: float, last_word: float | None = None) -> Recognised:
     """The text with its mean token probability, clamped to 0..1, as the confidence."""
-    return Recognised(text, min(max(math.exp(log_prob), 0.0), 1.0)) if text else EMPTY
+    if not text:
+        return EMPTY
+    sure = None if last_word is None else min(max(last_word, 0.0), 1.0)
+    return Recognised(text, min(max(math.exp(log_prob), 0.0), 1.0), last_word_confidence=sure)
