@@ -45,22 +45,34 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tupl
 
 
 def listen(
-    tmp_path: Path, path: Path, turn: str, *more: str, ending: str = "", punctuates: bool = False
+    tmp_path: Path,
+    path: Path,
+    turn: str,
+    *more: str,
+    ending: str = "",
+    punctuates: bool = False,
+    last_word: str = "",
 ) -> tuple[list[dict], list[str]]:
     """The lines and warnings of `assist listen --turn TURN` on `path`, every turn model
     plugin loaded (the fake ones too), each recognised text ending in `ending`, by a recogniser
-    that says it `punctuates` or not."""
+    that says it `punctuates` or not, and how sure it was of the `last_word` ("" unknown)."""
     lines, warnings, _ = listen_with_events(
-        tmp_path, path, turn, *more, ending=ending, punctuates=punctuates
+        tmp_path, path, turn, *more, ending=ending, punctuates=punctuates, last_word=last_word
     )
     return lines, warnings
 
 
 def listen_with_events(
-    tmp_path: Path, path: Path, turn: str, *more: str, ending: str = "", punctuates: bool = False
+    tmp_path: Path,
+    path: Path,
+    turn: str,
+    *more: str,
+    ending: str = "",
+    punctuates: bool = False,
+    last_word: str = "",
 ):
     """`listen`, and the NDJSON events on stdout after the session line (with `--events`)."""
-    folder = tmp_path / f"{turn}{''.join(more)}{len(ending)}{punctuates}"
+    folder = tmp_path / f"{turn}{''.join(more)}{len(ending)}{punctuates}{last_word}"
     listener = Listener(
         folder / "s",
         listen_env(
@@ -68,6 +80,7 @@ def listen_with_events(
             ASSIST_TURNS="",
             FAKE_STT_ENDING=ending,
             FAKE_STT_PUNCTUATES="1" if punctuates else "",
+            FAKE_STT_LAST_WORD=last_word,
         ),
         *("--from", str(path), "--fast", "--stt", "fake", "--turn", turn, *more),
     )
@@ -136,6 +149,21 @@ def test_a_recogniser_that_punctuates_holds_the_pauses_whose_words_have_no_sente
     assert len(held[0]) == 2, held
     assert len(listen(tmp_path, path, "always-complete", ending=".", punctuates=True)[0]) == 3
     assert len(listen(tmp_path, path, "always-complete")[0]) == 3
+
+
+def test_a_sentences_end_on_a_last_word_the_recogniser_doubts_holds_the_pause(
+    tmp_path: Path, recording
+) -> None:
+    """ "heard 1.2 seconds." with its last word at 0.3 is no evidence of an end: the limit
+    decides, as with no model; at 0.9 the short pause ends the turns as before."""
+    path, _ = recording
+    doubted = listen(
+        tmp_path, path, "always-complete", ending=".", punctuates=True, last_word="0.3"
+    )
+    assert doubted == listen(tmp_path, path, "silence", ending=".")
+    assert len(doubted[0]) == 2, doubted
+    sure = listen(tmp_path, path, "always-complete", ending=".", punctuates=True, last_word="0.9")
+    assert len(sure[0]) == 3, sure
 
 
 def test_whispers_words_keep_a_phrase_cut_short_going_though_the_model_says_complete(

@@ -3,7 +3,8 @@
 It hears no words: each turn comes back as "heard N.N seconds", so a test can tell turns apart
 by their length; `FAKE_STT_ENDING` is added to each text (a word a phrase stops short on, say,
 for the turn words); with `FAKE_STT_PUNCTUATES` set it says it punctuates, so a text with no
-sentence mark at its end counts as broken off. `FAKE_STT_FAIL` makes it raise on turns longer
+sentence mark at its end counts as broken off, and `FAKE_STT_LAST_WORD` is how sure it says it was
+of the last word (unknown when unset). `FAKE_STT_FAIL` makes it raise on turns longer
 than `FAKE_STT_LONG_S`: `always` on every try, `once` on the first try of each such turn only.
 Every call is logged (the turn's seconds, then `ok` or `raised`) to `FAKE_STT_LOG` when set.
 """
@@ -41,7 +42,12 @@ class FakeRecogniser:
             self._failed.add(len(samples))
             raise RuntimeError(f"the fake recogniser refuses {seconds:.2f} s")
         ending = os.environ.get("FAKE_STT_ENDING", "")
-        return Recognised(f"heard {seconds:.1f} seconds{ending}", 0.5)
+        sure = os.environ.get("FAKE_STT_LAST_WORD")
+        return Recognised(
+            f"heard {seconds:.1f} seconds{ending}",
+            0.5,
+            last_word_confidence=float(sure) if sure else None,
+        )
 
     def close(self) -> None:
         self._log("closed")

@@ -62,6 +62,7 @@ class Ticket:
     done: bool = False
     text: str = ""
     confidence: float = 0.0
+    last_word_confidence: float | None = None
     error: str | None = None
     seconds: float = 0.0
 
@@ -195,6 +196,7 @@ class Recognition:
             else:
                 ticket.text = str(result.text).strip()
                 ticket.confidence = min(1.0, max(0.0, float(result.confidence or 0.0)))
+                ticket.last_word_confidence = getattr(result, "last_word_confidence", None)
                 ticket.error = None
             break
         ticket.seconds = time.perf_counter() - started

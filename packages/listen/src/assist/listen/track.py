@@ -302,7 +302,9 @@ class Track:
             return
         if not ticket.done:
             return
-        ends = not ends_mid_phrase(ticket.text, self.recognition.punctuates)
+        ends = not ends_mid_phrase(
+            ticket.text, self.recognition.punctuates, ticket.last_word_confidence
+        )
         if self._signals is not None:
             self._signals.words(self.name, ask.pause * self.rules.frame_ms, ends)
         self._handle(self._segmenter.confirm(ask, ends))
