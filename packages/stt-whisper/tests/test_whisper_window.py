@@ -51,42 +51,34 @@ def test_the_token_budget_grows_with_the_turn():
     assert window.token_budget(0.0) == window.SPARE_TOKENS
 
 
-def test_the_last_word_is_its_least_sure_token_and_the_marks_after_it_are_not_part_of_it():
-    pieces = [" We", " could", " look", " at", " her", "?"]
-    assert window.last_word_probability(pieces, [0.9, 0.9, 0.9, 0.9, 0.3, 0.99]) == 0.3
-    pieces = [" the", " crack", "ed", " pots", "."]
-    assert window.last_word_probability(pieces, [0.9, 0.2, 0.8, 0.6, 0.1]) == 0.6
-    pieces = [" flower", " pot", "ted", "..."]
-    assert window.last_word_probability(pieces, [0.9, 0.7, 0.4, 0.1]) == 0.4
-    assert window.last_word_probability(["..."], [0.5]) is None
-    assert window.last_word_probability([], []) is None
+def test_the_last_word_is_its_tokens_and_the_marks_after_it_are_not_part_of_it():
+    assert window.last_word([" We", " could", " look", " at", " her", "?"]) == range(4, 5)
+    assert window.last_word([" the", " crack", "ed", " pots", "."]) == range(3, 4)
+    assert window.last_word([" flower", " pot", "ted", "..."]) == range(1, 3)
+    assert window.last_word(["Hello"]) == range(0, 1)
+    assert window.last_word(["..."]) is None
+    assert window.last_word([]) is None
 
 
-@given(
-    st.lists(
-        st.tuples(
-            st.sampled_from([" yes", " no", "ed", "s", " 10", ".", "?", ","]),
-            st.floats(min_value=0.0, max_value=1.0),
-        ),
-        max_size=12,
+@given(st.lists(st.sampled_from([" yes", " no", "ed", "s", " 10", ".", "?", ","]), max_size=12))
+def test_the_last_word_ends_on_the_last_token_with_a_letter_and_starts_a_word(pieces):
+    word = window.last_word(pieces)
+    spoken = [at for at, piece in enumerate(pieces) if piece.strip(".?,")]
+    if not spoken:
+        assert word is None
+        return
+    assert word is not None
+    assert word[-1] == spoken[-1]
+    assert word[0] == 0 or pieces[word[0]].startswith(" ")
+    assert not any(pieces[at].startswith(" ") for at in word[1:])
+
+
+def test_a_chosen_token_gets_its_softmax_probability():
+    assert window.chosen_probability([0.0, 0.0], 1) == pytest.approx(0.5)
+    assert window.chosen_probability([1000.0, 0.0, 0.0], 0) == pytest.approx(1.0)
+    assert window.chosen_probability([2.0, 1.0], 0) == pytest.approx(
+        1 / (1 + 2.718281828459045**-1)
     )
-)
-def test_the_last_word_is_one_of_its_tokens_probabilities_or_none_without_a_word(tokens):
-    pieces = [piece for piece, _ in tokens]
-    probabilities = [probability for _, probability in tokens]
-    found = window.last_word_probability(pieces, probabilities)
-    if any(piece.strip(".?,") for piece in pieces):
-        assert found in probabilities
-    else:
-        assert found is None
-
-
-def test_each_chosen_token_gets_its_softmax_probability():
-    steps = [[0.0, 0.0], [1000.0, 0.0, 0.0], [2.0, 1.0]]
-    found = window.chosen_probabilities(steps, [1, 0, 0])
-    assert found[0] == pytest.approx(0.5)
-    assert found[1] == pytest.approx(1.0)
-    assert found[2] == pytest.approx(1 / (1 + 2.718281828459045**-1))
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ decoding that looks like that is not trusted: `fitted` returns None and the call
 the turn again on the full window, as before.
 
 The decoding also keeps each step's scores, for the probability of the last word it wrote
-(behaviour 16.1's words' veto): for 30 tokens that costs nothing measurable here.
+(behaviour 16.1's words' veto): its least sure token's. That costs nothing measurable here.
 """
 
 from __future__ import annotations
@@ -49,28 +49,24 @@ def token_budget(seconds: float) -> int:
     return math.ceil(seconds * TOKENS_PER_SECOND) + SPARE_TOKENS
 
 
-def last_word_probability(pieces: Sequence[str], probabilities: Sequence[float]) -> float | None:
-    """The probability of the least sure token of the last word, from each token's text and
-    the probability it was chosen with; None for a text with no word. A word is the tokens
-    from one that starts with a space (or the first) to the last with a letter or digit;
-    marks after it are not part of it."""
+def last_word(pieces: Sequence[str]) -> range | None:
+    """Where the last word is among the tokens, from each token's text; None for a text with
+    no word. A word is the tokens from one that starts with a space (or the first) to the last
+    with a letter or digit; marks after it are not part of it."""
     spoken = [at for at, piece in enumerate(pieces) if any(char.isalnum() for char in piece)]
     if not spoken:
         return None
     end = start = spoken[-1]
     while start > 0 and not pieces[start].startswith(" "):
         start -= 1
-    return min(probabilities[start : end + 1])
+    return range(start, end + 1)
 
 
-def chosen_probabilities(steps: Sequence[Any], tokens: Sequence[int]) -> list[float]:
-    """Each chosen token's probability: the softmax of its step's scores, at the token."""
-    found = []
-    for step, token in zip(steps, tokens, strict=False):
-        scores = np.asarray(step, dtype=np.float64)
-        scores = np.exp(scores - scores.max())
-        found.append(float(scores[token] / scores.sum()))
-    return found
+def chosen_probability(scores: Any, token: int) -> float:
+    """The probability a step chose `token` with: the softmax of its scores, at the token."""
+    found = np.asarray(scores, dtype=np.float64)
+    found = np.exp(found - found.max())
+    return float(found[token] / found.sum())
 
 
 def repeats_itself(text: str) -> bool:
@@ -138,6 +134,9 @@ class FittedWindow:
             or repeats_itself(text)
         ):
             return None
-        probabilities = chosen_probabilities(result.logits[0], tokens)
-        pieces = [self._tokenizer.decode([token]) for token in tokens]
-        return text, log_prob, last_word_probability(pieces, probabilities)
+        word = last_word([self._tokenizer.decode([token]) for token in tokens])
+        steps = result.logits[0]
+        sure = (
+            None if word is None else min(chosen_probability(steps[at], tokens[at]) for at in word)
+        )
+        return text, log_prob, sure
