@@ -10,7 +10,8 @@ decoding that looks like that is not trusted: `fitted` returns None and the call
 the turn again on the full window, as before.
 
 The decoding also keeps each step's scores, for the probability of the last word it wrote
-(behaviour 16.1's words' veto): its least sure token's. That costs nothing measurable here.
+(behaviour 16.1's words' veto): its least sure token's. Copying the scores out costs about
+half a millisecond a token here: nothing measurable on a 4 s turn, 23 ms (7 %) on a 10 s one.
 """
 
 from __future__ import annotations
