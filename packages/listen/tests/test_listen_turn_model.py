@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from itertools import pairwise
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -44,21 +45,9 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[tupl
     return path, spans
 
 
-def listen(
-    tmp_path: Path,
-    path: Path,
-    turn: str,
-    *more: str,
-    ending: str = "",
-    punctuates: bool = False,
-    last_word: str = "",
-) -> tuple[list[dict], list[str]]:
-    """The lines and warnings of `assist listen --turn TURN` on `path`, every turn model
-    plugin loaded (the fake ones too), each recognised text ending in `ending`, by a recogniser
-    that says it `punctuates` or not, and how sure it was of the `last_word` ("" unknown)."""
-    lines, warnings, _ = listen_with_events(
-        tmp_path, path, turn, *more, ending=ending, punctuates=punctuates, last_word=last_word
-    )
+def listen(tmp_path: Path, path: Path, turn: str, *more: str, **fake: Any):
+    """The lines and warnings of `listen_with_events`, which says what `fake` may set."""
+    lines, warnings, _ = listen_with_events(tmp_path, path, turn, *more, **fake)
     return lines, warnings
 
 
@@ -71,7 +60,10 @@ def listen_with_events(
     punctuates: bool = False,
     last_word: str = "",
 ):
-    """`listen`, and the NDJSON events on stdout after the session line (with `--events`)."""
+    """The lines, warnings and NDJSON events after the session line (with `--events`) of
+    `assist listen --turn TURN` on `path`, every turn model plugin loaded (the fake ones too),
+    each recognised text ending in `ending`, by a recogniser that says it `punctuates` or not,
+    and how sure it was of the `last_word` ("" unknown)."""
     folder = tmp_path / f"{turn}{''.join(more)}{len(ending)}{punctuates}{last_word}"
     listener = Listener(
         folder / "s",
