@@ -114,8 +114,8 @@ class WhisperRecogniser:
 
 
 def _recognised(text: str, log_prob: float, last_word: float | None = None) -> Recognised:
-    """The text with its mean token probability, clamped to 0..1, as the confidence."""
+    """The text with its mean token probability, clamped to 0..1, as the confidence, and its
+    last word's probability where the decoding gave one."""
     if not text:
         return EMPTY
-    sure = None if last_word is None else min(max(last_word, 0.0), 1.0)
-    return Recognised(text, min(max(math.exp(log_prob), 0.0), 1.0), last_word_confidence=sure)
+    return Recognised(text, min(max(math.exp(log_prob), 0.0), 1.0), last_word_confidence=last_word)
