@@ -15,7 +15,7 @@ the user's first sound to the line silent, splits into:
   (Silero's probability or the level rising slowly on the first sound, or the first word
   missed and the onset on a later one);
 - (b2) **rule's frames**: the block holding the first sound arrived → the block holding the
-  last of the frames the rule needs arrived, less (b1) (three 32 ms frames);
+  last of the frames the rule needs arrived, less (b1) (two 32 ms frames under AEC3);
 - (b3) **listener**: that block arrived → the `loud` signal written (resampling, AEC3, the
   canceller's wait for its reference, Silero); the waits for the reference in it are summed;
 - (c) **server**: `loud` written → the server read it → `pause` written to the helper;
@@ -62,9 +62,9 @@ from mcp_server import percentile  # noqa: E402
 
 RATE = 16_000
 FRAME_S = 0.032
-RULE_FRAMES = 3
-"""The onset rule's run of loud speech frames (the turn rules' 96 ms), unless a variant's
-BARGE_ONSET_FRAMES says otherwise."""
+RULE_FRAMES = 2
+"""The onset rule's run of loud frames while AEC3's output is used (`Aec3Filter.onset_frames`),
+unless a variant's BARGE_ONSET_FRAMES says otherwise."""
 PARTS = ("a", "b1", "b2", "b3", "c", "d", "e")
 NAMES = {
     "a": "(a) sound in the room → its capture block at the listener (≥, by d0)",

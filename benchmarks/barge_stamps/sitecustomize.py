@@ -56,6 +56,16 @@ def _sources(module: Any) -> None:
 
 
 def _onsets(module: Any) -> None:
+    if os.environ.get("BARGE_FRAMES"):
+        each = module.LoudOnsets.feed
+
+        def seen(self: Any, frame: int, probability: float, level: float, needs: Any = None) -> Any:
+            """Every frame the onset rule is given, and what it asked of it."""
+            asked = needs or module.OnsetNeeds()
+            stamp("frame", i=frame, p=probability, rms=level, np=asked.prob, nl=asked.level)
+            return each(self, frame, probability, level, asked)
+
+        module.LoudOnsets.feed = seen
     frames = os.environ.get("BARGE_ONSET_FRAMES")
     if frames:
         import attrs
@@ -171,7 +181,14 @@ def _tee(module: Any) -> None:
     module.ReferenceTee.ran_dry = stamped
 
 
+def _filters(module: Any) -> None:
+    lead = os.environ.get("BARGE_LEAD_PROB")
+    if lead:
+        module.Aec3Filter.onset_lead_prob = None if lead == "none" else float(lead)
+
+
 PATCHES = {
+    "assist.listen.echo_filters": _filters,
     "assist.mcp.voice.reference_tee": _tee,
     "assist.listen.sources": _sources,
     "assist.listen.onsets": _onsets,
