@@ -95,6 +95,7 @@ class Recorded:
         self.needs_lag, self.follows_s = filter.needs_lag, filter.follows_s
         self.settle_s, self.onset_prob = filter.settle_s, filter.onset_prob
         self.lowers_words, self.onset_frames = filter.lowers_words, filter.onset_frames
+        self.onset_lead_prob = filter.onset_lead_prob
         self.last: np.ndarray | None = None
 
     def restart(self) -> None:

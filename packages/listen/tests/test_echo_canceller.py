@@ -256,21 +256,26 @@ def test_a_user_whose_first_word_aec3_lowers_with_the_echo_still_opens_the_onset
 
 
 @pytest.mark.parametrize(
-    ("kind", "needed", "run"),
-    [(Aec3Filter, RESIDUAL_GATE, 2), (SpeexFilter, None, None)],
+    ("kind", "needed", "run", "lead"),
+    [(Aec3Filter, RESIDUAL_GATE, 2, 0.0), (SpeexFilter, None, None, None)],
     ids=["aec3", "speex"],
 )
 def test_once_trusted_only_a_filter_that_lowers_the_words_asks_for_a_lower_level_and_run(
-    speech: tuple[np.ndarray, np.ndarray], kind: type[Filter], needed: float | None, run: int | None
+    speech: tuple[np.ndarray, np.ndarray],
+    kind: type[Filter],
+    needed: float | None,
+    run: int | None,
+    lead: float | None,
 ) -> None:
     """Speex has no suppressor, and its residue can pass the residual gate: it keeps the
-    barge-in gate's level and the turn rules' run of three frames."""
+    barge-in gate's level and the turn rules' run of three frames of speech."""
     line, _ = speech
     canceller = EchoCanceller(ReferenceRing(), kind())
     heard = mix(line, delay_s=0.04, gain=1.0, impulse=room_impulse(), canceller=canceller)
     assert canceller.settled
     assert {needs.level for needs in heard.onset_needs} == {None, needed}
     assert {needs.frames for needs in heard.onset_needs} == {None, run}
+    assert {needs.lead_prob for needs in heard.onset_needs} == {None, lead}
 
 
 @FILTERS

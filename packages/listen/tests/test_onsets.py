@@ -7,6 +7,7 @@ import itertools
 import json
 from pathlib import Path
 
+import attrs
 import numpy as np
 from assist.core.conversation import BARGE_IN_LEVEL
 from assist.core.turns import TurnRules
@@ -31,6 +32,22 @@ def test_a_loud_onset_needs_three_speech_frames_over_the_gate_and_rearms_after_q
     # The first run; the second came before 256 ms of quiet (4 frames < 8) so it is the same;
     # the third after 9 quiet frames; loud non-speech and quiet speech are never onsets.
     assert [frame for frame in found if frame is not None] == [0, 22]
+
+
+def test_a_run_may_open_on_a_loud_frame_that_does_not_sound_like_speech_yet() -> None:
+    """AEC3's run: a word's first loud frame, which Silero scores low, opens it when the
+    frame after it is loud speech; a loud frame alone, or two of them, never."""
+    needs = OnsetNeeds(prob=0.2, level=0.02, frames=2, lead_prob=0.0)
+
+    def onsets(frames: list[tuple[float, float]], needs: OnsetNeeds) -> list[int | None]:
+        found = LoudOnsets(TurnRules())
+        return [found.feed(i, p, level, needs) for i, (p, level) in enumerate(frames)]
+
+    word = [(0.0, 0.0), (0.1, 0.1), (0.3, 0.1), (0.6, 0.2)]
+    assert onsets(word, needs) == [None, None, 1, None]
+    assert onsets(word, attrs.evolve(needs, lead_prob=None)) == [None, None, None, 2]
+    not_speech = [(0.1, 0.1), (0.1, 0.1), (0.05, 0.3), (0.1, 0.01), (0.3, 0.1)]
+    assert onsets(not_speech, needs) == [None] * 5
 
 
 def test_events_give_each_turns_start_and_end_and_a_loud_onset_on_stdout(
@@ -111,26 +128,30 @@ def test_the_speech_after_each_loud_onset_is_recognised_early_and_sent_as_heard(
 @given(
     st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), max_size=300),
     st.sampled_from([None, 1, 2, 3]),
+    st.sampled_from([None, 0.0, 0.2]),
 )
 def test_loud_onsets_open_a_run_of_loud_speech_and_are_apart_by_a_quiet_spell(
-    frames: list[tuple[float, float]], run: int | None
+    frames: list[tuple[float, float]], run: int | None, lead: float | None
 ) -> None:
-    """The run asked for (AEC3's two frames; None, the turn rules' three) is the run found."""
+    """The run asked for (AEC3's two frames, the first of them only loud; None, the turn
+    rules' three of loud speech) is the run found."""
     rules = TurnRules()
     onsets = LoudOnsets(rules)
     found = []
     for i, (p, level) in enumerate(frames):
-        onset = onsets.feed(i, p, level, OnsetNeeds(frames=run))
+        onset = onsets.feed(i, p, level, OnsetNeeds(frames=run, lead_prob=lead))
         if onset is not None:
             assert onset == i + 1 - (run or rules.start_frames)  # found as the run completes
             found.append(onset)
     loud = [p >= rules.start_prob and level >= BARGE_IN_LEVEL for p, level in frames]
+    first = rules.start_prob if lead is None else lead
+    opens = [p >= first and level >= BARGE_IN_LEVEL for p, level in frames]
     rearm = -(-REARM_MS // rules.frame_ms)
     for onset in found:
-        assert all(loud[onset : onset + (run or rules.start_frames)])
+        assert opens[onset] and all(loud[onset + 1 : onset + (run or rules.start_frames)])
     for earlier, later in itertools.pairwise(found):
         quiet_run, longest = 0, 0
-        for is_loud in loud[earlier:later]:
+        for is_loud in opens[earlier:later]:
             quiet_run = 0 if is_loud else quiet_run + 1
             longest = max(longest, quiet_run)
         assert longest >= rearm

@@ -173,8 +173,9 @@ class EchoCanceller:
         (`Aec3Filter.lowers_words`). Otherwise the turn rules' and the barge-in gate's."""
         if not (self.playing and self._settled):
             return OnsetNeeds()
-        level = RESIDUAL_GATE if self.filter.lowers_words else None
-        return OnsetNeeds(self.filter.onset_prob, level, self.filter.onset_frames)
+        kind = self.filter
+        level = RESIDUAL_GATE if kind.lowers_words else None
+        return OnsetNeeds(kind.onset_prob, level, kind.onset_frames, kind.onset_lead_prob)
 
     @property
     def informed(self) -> bool:

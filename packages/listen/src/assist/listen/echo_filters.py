@@ -54,6 +54,8 @@ class Filter(Protocol):
     onset_frames: int | None
     """The run of frames a loud onset needs in the filter's output while the voice plays
     (None: the turn rules' own)."""
+    onset_lead_prob: float | None
+    """The speech probability the first frame of that run needs (None: as the rest)."""
 
     def cancel(self, microphone: np.ndarray, reference: np.ndarray) -> np.ndarray: ...
 
@@ -95,6 +97,11 @@ class Aec3Filter:
     frames is the user's: through the PulseAudio room, idle, the rule's frames took 113 ms of
     the 269 from the user's first sound to the line silent with three, 85 with two, and the
     voice at 0 dB paused none of 20 replies either way (benchmarks/README.md)."""
+    onset_lead_prob: float | None = 0.0
+    """Silero's probability lags a word's first loud frame: through the PulseAudio room, in 10
+    of 24 interruptions the first frame of the user's word over RMS 0.02 scored 0.06-0.19, and
+    the onset came a frame later than it was loud (benchmarks/README.md). Past the residual
+    gate a frame is not the voice's residue, and the next must still sound like speech."""
 
     def __init__(self) -> None:
         from pywebrtc_audio import AudioProcessor
@@ -146,6 +153,8 @@ class SpeexFilter:
     on a 0 dB echo in software, can pass the residual gate."""
     onset_frames: int | None = None
     """Its residue can pass the gate: a loud onset needs the turn rules' full run."""
+    onset_lead_prob: float | None = None
+    """Every frame of that run sounds like speech."""
 
     def __init__(self) -> None:
         self.relearn()

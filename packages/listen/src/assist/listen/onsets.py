@@ -37,7 +37,7 @@ back through the microphone the segmenter is already inside a turn (the echo), s
 talking over it starts no new turn. A loud onset is a run of speech frames as long as the
 segmenter's onset rule (96 ms) that are also at or above the echo gate's level (AGENT-A's RMS
 0.05; while AEC3's output is used, the canceller asks for its own, `OnsetNeeds`: a lower
-probability and level, and a run of two);
+probability and level, and a run of two whose first frame need only be loud);
 the next one is found only once the level has stayed below the gate for REARM_MS.
 """
 
@@ -89,6 +89,8 @@ class OnsetNeeds:
     prob: float | None = None
     level: float | None = None
     frames: int | None = None
+    lead_prob: float | None = None
+    """The probability the run's first frame needs (None: the same as the rest)."""
 
 
 class LoudOnsets:
@@ -112,10 +114,14 @@ class LoudOnsets:
         """One frame; the onset frame when a loud run has just been confirmed, the run and
         its frames as `needs` asks."""
         needed = self._rules.start_prob if needs.prob is None else needs.prob
+        lead = needed if needs.lead_prob is None else needs.lead_prob
         loud = self._level if needs.level is None else needs.level
         run = self._rules.start_frames if needs.frames is None else needs.frames
         if probability >= needed and level >= loud:
             self._run += 1
+            self._quiet = 0
+        elif probability >= lead and level >= loud:
+            self._run = 1  # a run may open on it, not go on through it
             self._quiet = 0
         else:
             self._run = 0
