@@ -181,6 +181,11 @@ def _tee(module: Any) -> None:
     module.ReferenceTee.ran_dry = stamped
 
 
+def _devices(module: Any) -> None:
+    if os.environ.get("BARGE_DEVICE_RATE"):
+        module.capture_rate = lambda device: device.rate  # resampled in the listener, as before
+
+
 def _filters(module: Any) -> None:
     lead = os.environ.get("BARGE_LEAD_PROB")
     if lead:
@@ -189,6 +194,7 @@ def _filters(module: Any) -> None:
 
 PATCHES = {
     "assist.listen.echo_filters": _filters,
+    "assist.listen.devices": _devices,
     "assist.mcp.voice.reference_tee": _tee,
     "assist.listen.sources": _sources,
     "assist.listen.onsets": _onsets,
