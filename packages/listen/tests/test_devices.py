@@ -45,3 +45,23 @@ def test_with_no_input_device_at_all_it_points_to_no_list_but_says_what_to_do(
     text = refusal(wanted)
     assert "this list" not in text and text.count("nosuch") == (1 if wanted else 0)
     assert "connect a microphone" in text and "--from FILE" in text
+
+
+@pytest.mark.parametrize(("takes_16k", "rate"), [(True, 16000), (False, 48000)])
+def test_a_device_is_captured_at_16_khz_where_it_gives_that_else_at_its_own_rate(
+    monkeypatch: pytest.MonkeyPatch, takes_16k: bool, rate: int
+) -> None:
+    """16 kHz from the device needs no resampler in the listener (a resampler's stream held
+    each block back); a device that refuses it is captured as it is and resampled."""
+    asked = []
+
+    class PortAudio:
+        @staticmethod
+        def check_input_settings(**settings: object) -> None:
+            asked.append(settings)
+            if not takes_16k:
+                raise ValueError("Invalid sample rate [PaErrorCode -9997]")
+
+    monkeypatch.setattr(devices, "sounddevice", lambda: PortAudio)
+    assert devices.capture_rate(MIC) == rate
+    assert asked == [{"device": 3, "samplerate": 16000, "channels": 1, "dtype": "int16"}]

@@ -137,7 +137,7 @@ def _plan(args: argparse.Namespace) -> _Plan:
     from assist.core.settings import END_SILENCE_RANGE_MS
     from assist.core.turn_ends import PauseRules
     from assist.core.turns import TurnRules
-    from assist.listen.devices import DeviceError, find_device
+    from assist.listen.devices import DeviceError, capture_rate, find_device
     from assist.listen.recognisers import RecogniserError, build_recogniser
     from assist.listen.sources import CaptureError, DeviceSource, StdinSource, WavSource
 
@@ -172,12 +172,12 @@ def _plan(args: argparse.Namespace) -> _Plan:
         else:
             from_config = None if args.device else str(location.path)
             device = find_device(args.device or listen.device, track="room", config=from_config)
-            sources["room"] = DeviceSource(device.index, device.rate, device.name, "room")
+            sources["room"] = DeviceSource(device.index, capture_rate(device), device.name, "room")
         call = args.call_device or (listen.call_device if args.source is None else None)
         if call is not None:
             from_config = None if args.call_device else str(location.path)
             device = find_device(call, track="call", config=from_config)
-            sources["call"] = DeviceSource(device.index, device.rate, device.name, "call")
+            sources["call"] = DeviceSource(device.index, capture_rate(device), device.name, "call")
     except (DeviceError, CaptureError) as problem:
         raise _Refusal(str(problem)) from None
     plan.sources = sources

@@ -12,6 +12,7 @@ from typing import Any
 
 import attrs
 from assist.app.audio import sounddevice
+from assist.listen.session_files import RATE_HZ
 
 
 @attrs.frozen
@@ -103,6 +104,20 @@ def find_device(wanted: str | None, *, track: str, config: str | None = None) ->
         (device for device in devices if device.index == index),
         InputDevice(index, str(found["name"]), int(found["default_samplerate"]), False),
     )
+
+
+def capture_rate(device: InputDevice) -> int:
+    """The rate to capture `device` at: 16 kHz where it (or the audio server behind it) gives
+    that, so the listener resamples nothing; else its own. soxr's stream, 44.1 to 16 kHz, held
+    back 24 ms of each block on average (up to 40), and every loud onset waited for it
+    (benchmarks/README.md)."""
+    try:
+        sounddevice().check_input_settings(
+            device=device.index, samplerate=RATE_HZ, channels=1, dtype="int16"
+        )
+    except Exception:  # PortAudio's refusal of the rate, whatever its kind: the device's own
+        return device.rate
+    return RATE_HZ
 
 
 def query_device(key: int | str) -> Any:
