@@ -44,10 +44,12 @@ def test_a_run_may_open_on_a_loud_frame_that_does_not_sound_like_speech_yet() ->
         return [found.feed(i, p, level, needs) for i, (p, level) in enumerate(frames)]
 
     word = [(0.0, 0.0), (0.1, 0.1), (0.3, 0.1), (0.6, 0.2)]
-    assert onsets(word, needs) == [None, None, 1, None]
+    assert onsets(word, needs) == [None, None, 2, None]  # found a frame sooner, same onset
     assert onsets(word, attrs.evolve(needs, lead_prob=None)) == [None, None, None, 2]
     not_speech = [(0.1, 0.1), (0.1, 0.1), (0.05, 0.3), (0.1, 0.01), (0.3, 0.1)]
     assert onsets(not_speech, needs) == [None] * 5
+    alone = [(0.1, 0.1), (0.1, 0.1)]
+    assert onsets(alone, attrs.evolve(needs, frames=1)) == [None, None]  # it only leads
 
 
 def test_events_give_each_turns_start_and_end_and_a_loud_onset_on_stdout(
@@ -141,15 +143,18 @@ def test_loud_onsets_open_a_run_of_loud_speech_and_are_apart_by_a_quiet_spell(
     for i, (p, level) in enumerate(frames):
         onset = onsets.feed(i, p, level, OnsetNeeds(frames=run, lead_prob=lead))
         if onset is not None:
-            assert onset == i + 1 - (run or rules.start_frames)  # found as the run completes
-            found.append(onset)
+            found.append((onset, i))
     loud = [p >= rules.start_prob and level >= BARGE_IN_LEVEL for p, level in frames]
     first = rules.start_prob if lead is None else lead
     opens = [p >= first and level >= BARGE_IN_LEVEL for p, level in frames]
     rearm = -(-REARM_MS // rules.frame_ms)
-    for onset in found:
-        assert opens[onset] and all(loud[onset + 1 : onset + (run or rules.start_frames)])
-    for earlier, later in itertools.pairwise(found):
+    for onset, at in found:  # found as the run completes: speech from the onset on
+        assert all(loud[onset : at + 1])
+        led = at + 1 - onset < (run or rules.start_frames)
+        assert not led or (onset > 0 and opens[onset - 1] and not loud[onset - 1])
+        assert at + 1 - onset + led == (run or rules.start_frames)
+    opened = [o - (o > 0 and opens[o - 1] and not loud[o - 1]) for o, _ in found]
+    for earlier, later in itertools.pairwise(opened):
         quiet_run, longest = 0, 0
         for is_loud in opens[earlier:later]:
             quiet_run = 0 if is_loud else quiet_run + 1

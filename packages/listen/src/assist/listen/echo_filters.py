@@ -98,7 +98,7 @@ class Aec3Filter:
     the 269 from the user's first sound to the line silent with three, 85 with two, and the
     voice at 0 dB paused none of 20 replies either way (benchmarks/README.md)."""
     onset_lead_prob: float | None = 0.0
-    """Silero's probability lags a word's first loud frame: through the PulseAudio room, in 10
+    """Silero's probability lags a word's first loud frame: through the PulseAudio room, in 13
     of 24 interruptions the first frame of the user's word over RMS 0.02 scored 0.06-0.19, and
     the onset came a frame later than it was loud (benchmarks/README.md). Past the residual
     gate a frame is not the voice's residue, and the next must still sound like speech."""

@@ -102,6 +102,8 @@ class LoudOnsets:
         self._run = 0
         self._quiet = 0
         self._armed = True
+        self._led = False
+        """Whether the run opened on a frame that only leads."""
         self._rearm_frames = -(-REARM_MS // rules.frame_ms)
 
     def feed(
@@ -112,25 +114,30 @@ class LoudOnsets:
         needs: OnsetNeeds = OnsetNeeds(),
     ) -> int | None:
         """One frame; the onset frame when a loud run has just been confirmed, the run and
-        its frames as `needs` asks."""
+        its frames as `needs` asks. The onset is the run's first frame of speech: a loud
+        frame before it that only leads (`OnsetNeeds.lead_prob`) counts towards the run but
+        does not move the onset, so what is heard after it (`HEARD_AFTER_MS`) is the same."""
         needed = self._rules.start_prob if needs.prob is None else needs.prob
         lead = needed if needs.lead_prob is None else needs.lead_prob
         loud = self._level if needs.level is None else needs.level
         run = self._rules.start_frames if needs.frames is None else needs.frames
-        if probability >= needed and level >= loud:
+        speech = probability >= needed and level >= loud
+        if speech:
             self._run += 1
             self._quiet = 0
         elif probability >= lead and level >= loud:
-            self._run = 1  # a run may open on it, not go on through it
+            self._run, self._led = 1, True  # a run may open on it, not go on through it
             self._quiet = 0
         else:
             self._run = 0
             self._quiet += 1
             if self._quiet >= self._rearm_frames:
                 self._armed = True
-        if self._armed and self._run >= run:
+        if self._run == 1 and speech:
+            self._led = False
+        if self._armed and speech and self._run >= run:
             self._armed = False
-            return frame + 1 - self._run
+            return frame + 1 - self._run + self._led
         return None
 
 
