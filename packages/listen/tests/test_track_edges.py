@@ -156,3 +156,53 @@ def test_a_loud_onset_needs_what_the_canceller_asks_for(tmp_path):
         events = [json.loads(line) for line in out.getvalue().splitlines()]
         louds[name] = [event["ms"] for event in events if event["event"] == "loud"]
     assert louds == {"as the rules say": [15 * 32], "louder": []}
+
+
+class FaintThenLoud(Tone):
+    """A first word faint over the voice (0.3-0.5 s), then louder words (0.9-1.8 s)."""
+
+    def blocks(self, stop: threading.Event) -> Iterator[np.ndarray]:
+        seconds = np.arange(3 * RATE_HZ) / RATE_HZ
+        amplitude = np.where((seconds >= 0.3) & (seconds < 0.5), 0.1, 0.0)
+        amplitude = np.where((seconds >= 0.9) & (seconds < 1.8), 0.3, amplitude)
+        pcm = np.round(amplitude * np.sin(2 * np.pi * 220 * seconds) * 32767).astype(np.int16)
+        for start in range(0, len(pcm), RATE_HZ // 10):
+            yield pcm[start : start + RATE_HZ // 10]
+
+
+class FaintIsMurmur:
+    """The faint word sounds like speech to a loud onset over AEC3 (its lower probability)
+    but not enough to start a turn."""
+
+    def probability(self, frame: np.ndarray) -> float:
+        level = float(np.sqrt(np.mean(np.square(frame))))
+        return 0.9 if level > 0.15 else 0.4 if level > 0.05 else 0.0
+
+
+def test_a_first_word_that_paused_the_line_but_started_no_turn_stays_in_the_line(tmp_path):
+    """16.3: "Wait," of "Wait, stop there please." paused the line, too faint over the voice
+    to start a turn; the turn on "stop" begins at the onset's pre-roll, so the line has it."""
+    found = {}
+    for name, signals in (
+        ("nobody reads the signals", None),
+        ("a server does", Signals(io.StringIO())),
+    ):
+        (tmp_path / name).mkdir()
+        canceller = Playback(plays=True, settled=True)
+        canceller.onset_needs = OnsetNeeds(prob=0.3)
+        lines = Lines()
+        track = Track(
+            "room",
+            FaintThenLoud(),
+            TrackFiles(tmp_path / name, "room", RATE_HZ),
+            lines,  # type: ignore[arg-type]
+            TurnRules(),
+            signals=signals,
+            canceller=canceller,  # type: ignore[arg-type]
+        )
+        track._vad = FaintIsMurmur()  # type: ignore[assignment]
+        track.run(threading.Event())
+        assert track.error is None
+        found[name] = lines.spans[-1][0]
+    assert 600 <= found["nobody reads the signals"] <= 720  # the loud words' pre-roll
+    assert found["a server does"] <= 300 - 200 + 32  # the faint word's
