@@ -119,11 +119,6 @@ class TwoStageSegmenter:
             raise ValueError(f"edge at frame {frame}, but frames up to {fed} are fed")
         self._segmenter.edge(frame)
 
-    def heard_from(self, frame: int) -> None:
-        """A person was heard from `frame`: the next turn may begin there
-        (`TurnSegmenter.heard_from`)."""
-        self._segmenter.heard_from(frame)
-
     def answer(self, ask: AskTurnModel, complete: bool, took_ms: float) -> list[Event]:
         """The turn model's verdict on `ask` (`complete=False` when it failed) and how long
         it took. A verdict on a question no longer open (answered late) changes nothing."""

@@ -39,13 +39,6 @@ speech. A paused rest keeps the silence heard so far, so the rest ends where the
 would have. Speech frames still counting towards an onset start counting afresh at the edge,
 and no pre-roll reaches before it.
 
-The caller may also say that a person was *heard from* a frame (`heard_from`: a loud onset
-that paused the assistant's line, behaviour.md 16.3). Over the assistant's voice the first
-word of an interruption is often too faint to the VAD to start a turn ("Wait," of "Wait,
-stop there please."), which then starts on the next word; the pause heard it, so the line
-must too. The next turn whose onset comes within `HEARD_REACH_MS` after that frame keeps the
-pre-roll from there instead, never reaching before the previous turn's end or an edge.
-
 The events of one turn read, in order::
 
     SpeechStarted (SpeechPaused SpeechResumed)* [SpeechPaused] TurnEnded | TurnDropped
@@ -88,11 +81,6 @@ MAX_TURN_MS = 15_000
 CUT_WINDOW_MS = 3_000
 """A turn longer than 15 s is cut, at the quietest frame of its last 3 s, so one
 speaker's monologue still reaches the agent while it can be answered."""
-HEARD_REACH_MS = 1_000
-"""How long after a frame a person was heard from (`heard_from`) the turn's onset may come
-and still begin there: in the PulseAudio room the onset came 450-490 ms after the loud onset
-on "Wait," and "No, no," (benchmarks/README.md); a second allows a slower first word, while
-a cough that paused the line long before a person speaks is not joined to their words."""
 
 
 def _positive(instance: object, attribute: attrs.Attribute[int], value: int) -> None:
@@ -161,10 +149,6 @@ class TurnRules:
     @property
     def cut_window_frames(self) -> int:
         return self.cut_window_ms // self.frame_ms
-
-    @property
-    def heard_reach_frames(self) -> int:
-        return HEARD_REACH_MS // self.frame_ms
 
 
 @attrs.frozen
@@ -255,8 +239,6 @@ class TurnSegmenter:
         """(level, not silence) of the last cut-window frames, for the cut."""
         self._edges: set[int] = set()
         """Frames still to come at which the assistant's playback starts or ends."""
-        self._heard: int | None = None
-        """The frame a person was last heard from (`heard_from`), until a turn starts."""
 
     @property
     def in_speech(self) -> bool:
@@ -293,14 +275,6 @@ class TurnSegmenter:
             raise ValueError(f"edge at frame {frame}, but frames up to {self._next} are fed")
         self._edges.add(frame)
 
-    def heard_from(self, frame: int) -> None:
-        """A person was heard from `frame` (fed or not): the next turn whose onset comes
-        within `HEARD_REACH_MS` after it begins with the pre-roll before it, unless that would
-        reach before the previous turn's end or an edge (see the module docstring)."""
-        if frame < 0:
-            raise ValueError(f"a frame is never negative, got {frame}")
-        self._heard = frame
-
     def end_at_pause(self) -> list[TurnEvent]:
         """End the turn now at its pause, as if the end-of-turn silence were over (a turn
         model heard the phrase finish, behaviour.md 16.1). Only an announced pause ends
@@ -322,20 +296,11 @@ class TurnSegmenter:
         if self._run < self._rules.start_frames:
             return []
         onset = frame + 1 - self._run
-        start = max(self._floor, self._first_heard(onset) - self._rules.pre_roll_frames)
-        self._heard = None
+        start = max(self._floor, onset - self._rules.pre_roll_frames)
         self._turn = _Turn(start, onset, self._run, self._rules.min_speech_frames)
         self._state = State.SPEAKING
         self._run = 0
         return [SpeechStarted(onset)]
-
-    def _first_heard(self, onset: int) -> int:
-        """Where the turn confirmed at `onset` was first heard: the frame `heard_from` gave,
-        when it lies between the previous turn's end and the onset, within reach."""
-        heard = self._heard
-        if heard is None or not self._floor <= heard <= onset:
-            return onset
-        return heard if onset - heard <= self._rules.heard_reach_frames else onset
 
     def _break_onset(self, frame: int) -> list[TurnEvent]:
         self._run = 0

@@ -18,8 +18,7 @@ cost it nothing. The built-in `silence` rule keeps today's timing.
 
 A loud onset (16.3) may have paused the assistant's line: the speech since it is handed to
 the recogniser as a peek `HEARD_AFTER_MS` in (three times), and its text is sent as `heard`,
-so the server knows within its hold whether those were words, and the turn that follows
-begins no later than the onset. Only while someone reads the signals,
+so the server knows within its hold whether those were words. Only while someone reads the signals,
 and, where a canceller knows (a voice has sent it what it plays), only while the voice plays;
 never waited for here.
 
@@ -169,12 +168,8 @@ class Track:
 
     def _listen_after(self, onset: int) -> None:
         """A loud onset: recognise the speech since it `HEARD_AFTER_MS` in, when a server
-        may hold a line paused for it, and begin the next turn there (`heard_from`): over the
-        voice a first word that paused the line is often too faint for the VAD to start the
-        turn, which then began on the next ("Wait, stop there please." written "stop there
-        please" in 2 of 2, benchmarks/README.md). An onset while the looks of one before are
-        still to come changes nothing: they take in its speech, from the onset that paused
-        the line."""
+        may hold a line paused for it. An onset while the looks of one before are still to
+        come changes nothing: they take in its speech, from the onset that paused the line."""
         assert self._signals is not None
         if self._heard_at:
             return
@@ -184,7 +179,6 @@ class Track:
             return
         ms = self.rules.frame_ms
         self._heard_onset = onset
-        self._segmenter.heard_from(onset)
         self._heard_at = [onset + -(-after // ms) for after in HEARD_AFTER_MS]
 
     def _peek(self) -> None:
