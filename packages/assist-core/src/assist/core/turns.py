@@ -12,7 +12,9 @@ Three states and three kinds of frame make the whole machine (`TRANSITIONS` belo
   hysteresis that keeps one uncertain frame from starting or ending a turn;
 - QUIET: a run of speech frames lasting `start_ms` confirms an onset (`SpeechStarted`);
   the turn keeps `pre_roll_ms` of audio from before it, never reaching into the turn
-  before;
+  before. Near-speech leading into the onset is the phrase's soft start, and the pre-roll
+  is kept from its first frame instead: frames that are not silence, up to `LEAD_IN_MS`
+  before the onset, with no gap of silence as long as the pre-roll between them and it;
 - SPEAKING: the first silence frame is a pause (`SpeechPaused`), which lets the listener
   recognise the turn during the end-of-turn silence, so the recogniser's time hides
   inside it;
@@ -77,6 +79,12 @@ MIN_SPEECH_MS = 250
 PRE_ROLL_MS = 200
 """The VAD confirms speech a little late; the audio before the onset keeps the first
 consonant."""
+LEAD_IN_MS = 500
+"""How far before the onset near-speech leading into it may begin. A short soft word that
+starts a phrase can score under `start_prob` throughout: "No," of "No, keep it." said after
+a question scored 0.30-0.50, the turn began on "keep", its pre-roll stopped one frame after
+"No," ended, and `confirm` heard no answer (benchmarks/README.md). Half a second holds such
+a word and the gap after it; the pre-roll is kept before it."""
 MAX_TURN_MS = 15_000
 CUT_WINDOW_MS = 3_000
 """A turn longer than 15 s is cut, at the quietest frame of its last 3 s, so one
@@ -149,6 +157,10 @@ class TurnRules:
     @property
     def cut_window_frames(self) -> int:
         return self.cut_window_ms // self.frame_ms
+
+    @property
+    def lead_in_frames(self) -> int:
+        return LEAD_IN_MS // self.frame_ms
 
 
 @attrs.frozen
@@ -296,11 +308,27 @@ class TurnSegmenter:
         if self._run < self._rules.start_frames:
             return []
         onset = frame + 1 - self._run
-        start = max(self._floor, onset - self._rules.pre_roll_frames)
+        start = max(self._floor, self._lead_in(onset, frame) - self._rules.pre_roll_frames)
         self._turn = _Turn(start, onset, self._run, self._rules.min_speech_frames)
         self._state = State.SPEAKING
         self._run = 0
         return [SpeechStarted(onset)]
+
+    def _lead_in(self, onset: int, newest: int) -> int:
+        """The first frame of the near-speech leading into `onset` (itself when none): back
+        over frames that are not silence and gaps shorter than the pre-roll, to no further
+        than LEAD_IN_MS, the turn before, or the frames still remembered (up to `newest`)."""
+        recent, rules = self._recent, self._rules
+        oldest = max(onset - rules.lead_in_frames, newest + 1 - len(recent), self._floor)
+        lead, gap = onset, 0
+        for at in range(onset - 1, oldest - 1, -1):
+            if recent[len(recent) - 1 - (newest - at)][1]:
+                lead, gap = at, 0
+            else:
+                gap += 1
+                if gap >= rules.pre_roll_frames:
+                    break
+        return lead
 
     def _break_onset(self, frame: int) -> list[TurnEvent]:
         self._run = 0
