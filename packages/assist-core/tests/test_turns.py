@@ -5,7 +5,6 @@ from __future__ import annotations
 import attrs
 import pytest
 from assist.core.turns import (
-    LEAD_IN_MS,
     SpeechPaused,
     SpeechResumed,
     SpeechStarted,
@@ -60,6 +59,7 @@ def test_the_default_rules_are_the_specified_ones_in_whole_frames():
         "end_silence_ms": 600,
         "min_speech_ms": 250,
         "pre_roll_ms": 200,
+        "lead_in_ms": 500,
         "max_turn_ms": 15000,
         "cut_window_ms": 3000,
     }
@@ -74,6 +74,7 @@ def test_the_default_rules_are_the_specified_ones_in_whole_frames():
         {"start_ms": 0},
         {"end_silence_ms": -32},
         {"min_speech_ms": -1},
+        {"lead_in_ms": -10},
         {"start_prob": 1.5},
         {"end_prob": 0.6},
         {"cut_window_ms": 10},
@@ -169,7 +170,7 @@ def test_a_gap_as_long_as_the_pre_roll_ends_the_lead_in():
 
 
 def test_the_lead_in_reaches_back_no_further_than_half_a_second():
-    lead_in = LEAD_IN_MS // RULES.frame_ms
+    lead_in = RULES.lead_in_frames
     probs = frames((SILENCE, 40), (MURMUR, 30), (SPEECH, 20), (SILENCE, 30))
     assert starts_of(probs) == [70 - lead_in - PRE]
 
@@ -269,6 +270,7 @@ def small_rules(draw: st.DrawFn) -> TurnRules:
         end_silence_ms=end,
         min_speech_ms=draw(st.integers(0, 8)) * 10,
         pre_roll_ms=draw(st.integers(0, 6)) * 10,
+        lead_in_ms=draw(st.integers(0, 8)) * 10,
         max_turn_ms=longest,
         cut_window_ms=window,
     )
@@ -402,6 +404,19 @@ def test_a_turn_reaches_back_only_over_near_speech_leading_into_its_onset(case):
             for prob in probs[lead : turn.onset]:
                 gap = gap + 1 if prob < rules.end_prob else 0
                 assert gap < max(rules.pre_roll_frames, 1)
+        previous_end = turn.close.end
+
+
+@settings(max_examples=300, deadline=None)
+@given(inputs())
+def test_without_a_lead_in_a_turn_keeps_exactly_its_pre_roll(case):
+    rules, probs, levels = case
+    rules = attrs.evolve(rules, lead_in_ms=0)
+    previous_end = 0
+    for turn in turns_of(rules, run(rules, probs, levels)):
+        if not turn.rest_of_cut:
+            wanted = max(previous_end, turn.onset - rules.pre_roll_frames)
+            assert turn.close.start == wanted
         previous_end = turn.close.end
 
 

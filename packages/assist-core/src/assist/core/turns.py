@@ -13,7 +13,7 @@ Three states and three kinds of frame make the whole machine (`TRANSITIONS` belo
 - QUIET: a run of speech frames lasting `start_ms` confirms an onset (`SpeechStarted`);
   the turn keeps `pre_roll_ms` of audio from before it, never reaching into the turn
   before. Near-speech leading into the onset is the phrase's soft start, and the pre-roll
-  is kept from its first frame instead: frames that are not silence, up to `LEAD_IN_MS`
+  is kept from its first frame instead: frames that are not silence, up to `lead_in_ms`
   before the onset, with no gap of silence as long as the pre-roll between them and it;
 - SPEAKING: the first silence frame is a pause (`SpeechPaused`), which lets the listener
   recognise the turn during the end-of-turn silence, so the recogniser's time hides
@@ -51,8 +51,8 @@ would be kept if it ended there, so a `SpeechPaused` is always followed by a
 never costs a recognition.
 
 Durations become whole frames rounding towards the safe side: the start, end-of-turn
-silence, least speech and pre-roll are rounded up (at least that long), the longest turn
-and the cut window down (never longer).
+silence, least speech and pre-roll are rounded up (at least that long), the longest turn,
+the cut window and the lead-in down (never longer).
 """
 
 from __future__ import annotations
@@ -118,6 +118,7 @@ class TurnRules:
     end_silence_ms: int = attrs.field(default=END_SILENCE_MS, validator=_positive)
     min_speech_ms: int = attrs.field(default=MIN_SPEECH_MS, validator=_not_negative)
     pre_roll_ms: int = attrs.field(default=PRE_ROLL_MS, validator=_not_negative)
+    lead_in_ms: int = attrs.field(default=LEAD_IN_MS, validator=_not_negative)
     max_turn_ms: int = attrs.field(default=MAX_TURN_MS, validator=_positive)
     cut_window_ms: int = attrs.field(default=CUT_WINDOW_MS, validator=_positive)
 
@@ -160,7 +161,7 @@ class TurnRules:
 
     @property
     def lead_in_frames(self) -> int:
-        return LEAD_IN_MS // self.frame_ms
+        return self.lead_in_ms // self.frame_ms
 
 
 @attrs.frozen
@@ -317,7 +318,7 @@ class TurnSegmenter:
     def _lead_in(self, onset: int, newest: int) -> int:
         """The first frame of the near-speech leading into `onset` (itself when none): back
         over frames that are not silence and gaps shorter than the pre-roll, to no further
-        than LEAD_IN_MS, the turn before, or the frames still remembered (up to `newest`)."""
+        than `lead_in_ms`, the turn before, or the frames still remembered (up to `newest`)."""
         recent, rules = self._recent, self._rules
         oldest = max(onset - rules.lead_in_frames, newest + 1 - len(recent), self._floor)
         lead, gap = onset, 0
