@@ -8,8 +8,9 @@ own VAD filter stays off: the listener's segmenter has already cut the turn.
 
 Turns shorter than about 25 s are decoded on a window fitted to them (`window`): a
 third of the time, the same words; a decoding that looks wrong there goes round the full
-30 s window as before. A peek, the first look after a loud onset (16.3), goes round it once
-only, without the fallbacks at higher temperatures: a look must be quick.
+30 s window as before. A peek, a look at the speech since a loud onset (16.3), is decoded on
+a fitted window of at least 20 s only (`PEEK_FLOOR_FRAMES`): one it does not trust is nothing
+heard, as the listener takes unsure text to be. A look must land within the hold.
 
 The confidence is the mean token probability, exp of the segments' average log
 probability weighted by their token counts, clamped to 0..1. The last word's confidence is
@@ -25,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from assist.app.turn_audio import turn_samples
-from assist.core.recognisers import SAMPLE_RATE, Recognised
-from assist.stt.whisper.window import FittedWindow, repeats_itself, token_budget
+from assist.core.recognisers import Recognised
+from assist.stt.whisper.window import PEEK_FLOOR_FRAMES, FittedWindow
 
 NAME = "whisper"
 THREADS = 2
@@ -63,44 +64,38 @@ class WhisperRecogniser:
         """What was said in one turn of float32 mono 16 kHz samples ("" for nothing);
         `prompt` goes to whisper as the text said before it, which leans it towards those
         words."""
-        return self._recognise(samples, prompt, quick=False)
+        return self._recognise(samples, prompt)
 
     def peek(self, samples: Any, prompt: str = "") -> Recognised:
-        """A first look at the speech since a loud onset (16.3): as `transcribe`, but where
-        the fitted window is not trusted the full window is decoded once, greedily, without
-        faster-whisper's fallbacks at higher temperatures. Those took 5.5 s on half a second
-        of a word's start here, for "Yeah. Yeah. Yeah. Yeah. Yeah. Alright.", and every
-        turn's line waited behind them; one decoding takes about 0.5 s, and heard "Hold on."
-        and "Yeah. But what about..." where the fitted window was not trusted. It stops at the
-        tokens the speech can hold (a loop otherwise runs on for over a second), and a loop is
-        nothing heard."""
-        return self._recognise(samples, prompt, quick=True)
+        """A look at the speech since a loud onset (16.3): a fitted window of at least 20 s
+        alone, and nothing heard where it is not trusted (a loop, or a guess under whisper's
+        own log-probability mark, which the listener drops as unsure anyway). Going round
+        the full window where the 10 s one looped took a look 0.7-1.0 s through the
+        PulseAudio room: the next look waited behind it, the words that stop the line came
+        after the 1.2 s hold, and the line resumed over the person for a second
+        (benchmarks/README.md)."""
+        audio = self._audio(samples)
+        fitted = self._window.decode(audio, prompt, PEEK_FLOOR_FRAMES) if audio.size else None
+        return EMPTY if fitted is None else _recognised(*fitted)
 
-    def _recognise(self, samples: Any, prompt: str, quick: bool) -> Recognised:
-        audio = turn_samples(samples)
-        if self._model is None:
-            raise RuntimeError("this recogniser was closed; build a new one")
+    def _recognise(self, samples: Any, prompt: str) -> Recognised:
+        audio = self._audio(samples)
         if audio.size == 0:
             return EMPTY
         fitted = self._window.decode(audio, prompt)
         if fitted is not None:
             return _recognised(*fitted)
-        if not quick:
-            return self.transcribe_full(audio, prompt)
-        budget = token_budget(audio.size / SAMPLE_RATE)
-        heard = self.transcribe_full(audio, prompt, at_most=budget)
-        return EMPTY if repeats_itself(heard.text) else heard
+        return self.transcribe_full(audio, prompt)
 
-    def transcribe_full(
-        self, audio: Any, prompt: str = "", at_most: int | None = None
-    ) -> Recognised:
+    def _audio(self, samples: Any) -> Any:
+        if self._model is None:
+            raise RuntimeError("this recogniser was closed; build a new one")
+        return turn_samples(samples)
+
+    def transcribe_full(self, audio: Any, prompt: str = "") -> Recognised:
         """One turn on whisper's full 30 s window, with faster-whisper's own fallbacks at
-        higher temperatures; or, given `at_most`, one greedy decoding of at most that many
-        new tokens."""
-        more = {} if at_most is None else {"temperature": 0.0, "max_new_tokens": at_most}
-        segments, _ = self._model.transcribe(
-            audio, **DECODING, **more, initial_prompt=prompt or None
-        )
+        higher temperatures."""
+        segments, _ = self._model.transcribe(audio, **DECODING, initial_prompt=prompt or None)
         kept = [segment for segment in segments if segment.text.strip()]
         text = " ".join(segment.text.strip() for segment in kept)
         if not text:

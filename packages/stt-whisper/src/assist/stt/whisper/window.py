@@ -26,6 +26,13 @@ FULL_FRAMES = 3000
 """Whisper's own window: 30 s of 10 ms frames."""
 FLOOR_FRAMES = 1000
 """Never a window under 10 s: at 8 s "No." came back as "No? No? No? No? No? No?"."""
+PEEK_FLOOR_FRAMES = 2000
+"""Never a peek's window under 20 s. Told the backchannels (the peek's prompt), whisper
+loops on a 10 s window ("Yeah. Yeah. Yeah. Yeah." for "Yeah, but what about Friday?"): 76 of
+180 looks at the PulseAudio room's coughs, backchannels and interruptions were not trusted
+there, against 7 of 180 at 20 s, which heard the same stops as the full window had (20 of 20
+interruptions) in 0.29 s (p50; p95 0.35 s) against 0.21 s (p95 0.82 s) for 10 s and then the
+full window where not trusted (benchmarks/README.md)."""
 MARGIN_FRAMES = 500
 """5 s of padding after the turn's last frame (2 s made whisper repeat short questions)."""
 TOKENS_PER_SECOND = 8
@@ -40,9 +47,10 @@ loops on too short a window ("Yes do it. Yes do it."); "no, no" or "I think, I t
 how people talk."""
 
 
-def window_frames(content_frames: int) -> int:
-    """The frames to pad a turn of `content_frames` to: FULL_FRAMES means no saving."""
-    return min(FULL_FRAMES, max(FLOOR_FRAMES, content_frames + MARGIN_FRAMES))
+def window_frames(content_frames: int, floor: int = FLOOR_FRAMES) -> int:
+    """The frames to pad a turn of `content_frames` to, never under `floor`: FULL_FRAMES
+    means no saving."""
+    return min(FULL_FRAMES, max(floor, content_frames + MARGIN_FRAMES))
 
 
 def token_budget(seconds: float) -> int:
@@ -98,16 +106,18 @@ class FittedWindow:
         )
         self._suppressed = get_suppressed_tokens(self._tokenizer, [-1])
 
-    def decode(self, audio: Any, prompt: str) -> tuple[str, float, float | None] | None:
+    def decode(
+        self, audio: Any, prompt: str, floor: int = FLOOR_FRAMES
+    ) -> tuple[str, float, float | None] | None:
         """The text, its mean token log probability and its last word's probability, or
         None: the turn is too long to save anything, or the decoding looks like a loop or a
-        guess."""
+        guess. The window is never under `floor` frames."""
         from faster_whisper.audio import pad_or_trim
         from faster_whisper.transcribe import get_compression_ratio
 
         model = self._model
         features = model.feature_extractor(audio)[:, :-1]
-        frames = window_frames(features.shape[-1])
+        frames = window_frames(features.shape[-1], floor)
         if frames >= FULL_FRAMES:
             return None
         encoded = model.encode(pad_or_trim(features, frames))
