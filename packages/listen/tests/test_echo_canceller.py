@@ -301,6 +301,30 @@ def test_once_trusted_the_voices_residue_is_a_quiet_rooms_noise_and_the_users_wo
     assert np.sqrt(np.mean(np.square(user_frames))) > 0.5 * np.sqrt(np.mean(np.square(user)))
 
 
+def test_a_lag_that_drifts_keeps_the_filters_trust_and_one_that_jumps_loses_it(
+    speech: tuple[np.ndarray, np.ndarray], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In the software room the lag crept 0.7 ms a minute. Measured from where trust began,
+    that drift withdrew it a second into a line every minute or so, and a person talking over
+    the line then went unheard while the filter showed itself again. A jump from one look to
+    the next is shown again."""
+    import assist.listen.echo_canceller as canceller_module
+
+    line, _ = speech
+    canceller = EchoCanceller(ReferenceRing(), Aec3Filter())
+    mix(line, delay_s=0.03, gain=1.0, canceller=canceller)
+    assert canceller.settled and canceller.lag is not None
+    found = canceller.lag
+    drift = iter(found + 0.0004 * look for look in range(1, 1000))
+    monkeypatch.setattr(canceller_module, "echo_lag", lambda *_: next(drift))
+    heard = mix(line, delay_s=0.03, gain=1.0, canceller=canceller)
+    assert canceller.lag >= found + 0.002  # twice LAG_JUMP_S in all, 0.4 ms a look
+    assert not any(heard.unsettled)
+    monkeypatch.setattr(canceller_module, "echo_lag", lambda *_: found + 0.01)
+    heard = mix(line, delay_s=0.03, gain=1.0, canceller=canceller)
+    assert any(heard.unsettled)
+
+
 @FILTERS
 def test_words_said_once_the_echo_has_rung_out_pass_untouched(
     speech: tuple[np.ndarray, np.ndarray], kind: type[Filter]

@@ -45,7 +45,7 @@ while the voice plays is not taken for the user's: with speex that made the firs
 conversation uninterruptible, with AEC3 it is under a second (FIRST_LAG_S, then a quarter
 second). The lag must be known first because a quiet output proves nothing before: AEC3
 handed a reference later than its echo made everything 40 dB quieter for half a second, then
-let the echo through. Once shown, that holds until the lag changes: while the user talks over
+let the echo through. Once shown, that holds until the lag jumps: while the user talks over
 the line the cancellation looks poor, and that is when barge-in must work.
 """
 
@@ -73,9 +73,14 @@ itself, replaces it (closer: jitter of the estimate, kept): through PulseAudio t
 the sample while the timeline did, and a speex filter learnt at one lag cancelled 6 dB instead
 of 30 once the echo had moved by 3.6 ms."""
 LAG_JUMP_S = 0.001
-"""A change of the lag this large means the filter's taps no longer fit (a 3.6 ms move cost
-speex 24 dB; AEC3 has to find the delay again): it must show again that it takes the voice
-out before a loud onset is trusted."""
+"""A change of the lag this large from one look to the next means the filter's taps no longer
+fit (a 3.6 ms move cost speex 24 dB; AEC3 has to find the delay again): it must show again
+that it takes the voice out before a loud onset is trusted. A lag that drifts is followed
+instead (the shift for speex, AEC3 by itself): in the software room it crept from 28.9 to 29.6
+ms within a minute, and measured from where trust began, such a drift passed 1 ms every minute
+or so, at a look a second into a line, where a person talking over it kept the filter from
+showing anything, and until it did their words counted as the voice's: a whole "Sorry, can I
+ask something?" was never heard (benchmarks/README.md)."""
 WAIT_S = 0.15
 """Longest a frame waits for reference still to come: the helper hands the device its blocks
 ahead of their time, but a starved writer thread can fall behind the capture. The wait comes
@@ -149,9 +154,6 @@ class EchoCanceller:
         """The lag the reference is taken at: the lag found, unless the filter follows the
         echo that far by itself (then the one before: for AEC3 the stamps as they are, to
         begin with); None while a filter that needs the lag waits for it."""
-        self._learnt_at: float | None = None
-        """The lag the filter's trust rests on: the one found when it last began to learn. A
-        move from it of LAG_JUMP_S or more, even one AEC3 follows by itself, is shown again."""
         self.playing = False
         """Whether the last frame was heard while the voice (or its echo's tail) played."""
         self._comfort = np.random.default_rng(0)
@@ -201,7 +203,7 @@ class EchoCanceller:
             return frame
         if self.ring.timeline != self._timeline:  # the stamps started afresh
             self._timeline, self._settled, self._heard = self.ring.timeline, False, []
-            self.lag = self._learnt_at = None
+            self.lag = None
             self.filter.relearn()
             if self.filter.needs_lag:
                 self._shift = None
@@ -266,11 +268,11 @@ class EchoCanceller:
         lag = echo_lag(microphone, reference, RATE_HZ)
         if lag is None:
             return
-        self.lag = lag
-        if self._learnt_at is None or abs(lag - self._learnt_at) >= LAG_JUMP_S:
-            if self._learnt_at is not None:
+        previous, self.lag = self.lag, lag
+        if previous is None or abs(lag - previous) >= LAG_JUMP_S:
+            if previous is not None:
                 self.filter.relearn()
-            self._settled, self._learnt_at = False, lag
+            self._settled = False
             self._learning = [0.0, 0.0, 0.0]
         strayed = None if self._shift is None else lag - self._shift
         if strayed is None or not -LAG_NUDGE_S < strayed < self.filter.follows_s + LAG_NUDGE_S:
