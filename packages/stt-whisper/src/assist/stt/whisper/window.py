@@ -6,8 +6,8 @@ the turn plus `MARGIN_FRAMES` of padding, and never under `FLOOR_FRAMES`, tiny.e
 same words on 40 Piper turns of 0.7 to 21.6 s (WER 4.7 % both ways) in a third of the time
 (median 173 ms against 511 ms, benchmarks/stt.py). A shorter window still, or less padding
 after a short turn, makes whisper say it again ("What time is it? What time is it?"), so a
-decoding that looks like that is not trusted: `fitted` returns None and the caller decodes
-the turn again on the full window, as before.
+decoding that looks like that is not trusted: `decode` returns None, and a turn is decoded
+again on the full window, as before (a peek is not: `PEEK_FLOOR_FRAMES`).
 
 The decoding also keeps each step's scores, for the probability of the last word it wrote
 (behaviour 16.1's words' veto): its least sure token's. Copying the scores out costs about
