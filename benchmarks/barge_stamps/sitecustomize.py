@@ -190,6 +190,9 @@ def _filters(module: Any) -> None:
     lead = os.environ.get("BARGE_LEAD_PROB")
     if lead:
         module.Aec3Filter.onset_lead_prob = None if lead == "none" else float(lead)
+    sure = os.environ.get("BARGE_SURE_LEVEL")
+    if sure:
+        module.Aec3Filter.onset_sure_level = None if sure == "none" else float(sure)
 
 
 PATCHES = {

@@ -52,6 +52,23 @@ def test_a_run_may_open_on_a_loud_frame_that_does_not_sound_like_speech_yet() ->
     assert onsets(alone, attrs.evolve(needs, frames=1)) == [None, None]  # it only leads
 
 
+def test_frames_over_the_sure_level_are_speech_whatever_silero_says() -> None:
+    """A word that opens on a fricative: "Sorry" through AEC3, loud at 0.04-0.08 for two
+    frames before Silero rises. Over the sure level the run is confirmed on its second frame,
+    with its first as the onset; without one, three frames later, where Silero says 0.2."""
+    needs = OnsetNeeds(prob=0.2, level=0.02, frames=2, lead_prob=0.0, sure_level=0.05)
+
+    def onsets(frames: list[tuple[float, float]], needs: OnsetNeeds) -> list[int | None]:
+        found = LoudOnsets(TurnRules())
+        return [found.feed(i, p, level, needs) for i, (p, level) in enumerate(frames)]
+
+    sorry = [(0.0, 0.0), (0.04, 0.2), (0.08, 0.25), (0.19, 0.03), (0.3, 0.14), (0.4, 0.15)]
+    assert onsets(sorry, needs) == [None, None, 1, None, None, None]
+    assert onsets(sorry, attrs.evolve(needs, sure_level=None)) == [None] * 4 + [4, None]
+    soft = [(0.04, 0.04), (0.08, 0.04), (0.1, 0.04)]  # loud past the gate, under the sure level
+    assert onsets(soft, needs) == [None] * 3
+
+
 def test_events_give_each_turns_start_and_end_and_a_loud_onset_on_stdout(
     tmp_path: Path, meeting, meeting_wav: Path
 ) -> None:
@@ -131,22 +148,29 @@ def test_the_speech_after_each_loud_onset_is_recognised_early_and_sent_as_heard(
     st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1)), max_size=300),
     st.sampled_from([None, 1, 2, 3]),
     st.sampled_from([None, 0.0, 0.2]),
+    st.sampled_from([None, 0.1, 0.5]),
 )
 def test_loud_onsets_open_a_run_of_loud_speech_and_are_apart_by_a_quiet_spell(
-    frames: list[tuple[float, float]], run: int | None, lead: float | None
+    frames: list[tuple[float, float]], run: int | None, lead: float | None, sure: float | None
 ) -> None:
-    """The run asked for (AEC3's two frames, the first of them only loud; None, the turn
-    rules' three of loud speech) is the run found."""
+    """The run asked for (AEC3's two frames, the first of them only loud, any frame over the
+    sure level speech; None, the turn rules' three of loud speech) is the run found."""
     rules = TurnRules()
     onsets = LoudOnsets(rules)
+    needs = OnsetNeeds(frames=run, lead_prob=lead, sure_level=sure)
     found = []
     for i, (p, level) in enumerate(frames):
-        onset = onsets.feed(i, p, level, OnsetNeeds(frames=run, lead_prob=lead))
+        onset = onsets.feed(i, p, level, needs)
         if onset is not None:
             found.append((onset, i))
-    loud = [p >= rules.start_prob and level >= BARGE_IN_LEVEL for p, level in frames]
+
+    def over(level: float) -> bool:
+        return sure is not None and level >= sure
+
+    gate = BARGE_IN_LEVEL
+    loud = [(p >= rules.start_prob or over(level)) and level >= gate for p, level in frames]
     first = rules.start_prob if lead is None else lead
-    opens = [p >= first and level >= BARGE_IN_LEVEL for p, level in frames]
+    opens = [(p >= first or over(level)) and level >= gate for p, level in frames]
     rearm = -(-REARM_MS // rules.frame_ms)
     for onset, at in found:  # found as the run completes: speech from the onset on
         assert all(loud[onset : at + 1])

@@ -177,7 +177,9 @@ class EchoCanceller:
             return OnsetNeeds()
         kind = self.filter
         level = RESIDUAL_GATE if kind.lowers_words else None
-        return OnsetNeeds(kind.onset_prob, level, kind.onset_frames, kind.onset_lead_prob)
+        return OnsetNeeds(
+            kind.onset_prob, level, kind.onset_frames, kind.onset_lead_prob, kind.onset_sure_level
+        )
 
     @property
     def informed(self) -> bool:

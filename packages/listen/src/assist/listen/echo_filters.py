@@ -15,6 +15,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 import numpy as np
+from assist.core.conversation import BARGE_IN_LEVEL
 from assist.core.echo_reference import RATE_HZ
 
 SPEEX_PART = 128
@@ -56,6 +57,9 @@ class Filter(Protocol):
     (None: the turn rules' own)."""
     onset_lead_prob: float | None
     """The speech probability the first frame of that run needs (None: as the rest)."""
+    onset_sure_level: float | None
+    """The level at which a frame of that run counts as speech whatever its probability
+    (None: never)."""
 
     def cancel(self, microphone: np.ndarray, reference: np.ndarray) -> np.ndarray: ...
 
@@ -102,6 +106,15 @@ class Aec3Filter:
     of 24 interruptions the first frame of the user's word over RMS 0.02 scored 0.06-0.19, and
     the onset came a frame later than it was loud (benchmarks/README.md). Past the residual
     gate a frame is not the voice's residue, and the next must still sound like speech."""
+    onset_sure_level: float | None = BARGE_IN_LEVEL
+    """A word that opens on a fricative ("Sorry", "Hold on") is loud for 64-160 ms before
+    Silero scores it 0.2: through the PulseAudio room the frames of "Sorry" reached RMS 0.2
+    at 0.04-0.08, and the pause came 310 ms after the sound (benchmarks/README.md). At the
+    barge-in gate's level, 2.5 times the residue's highest (`RESIDUAL_GATE`), a frame of the
+    filter's trusted output is someone in the room, speaking or not; a cough or a door pauses
+    the line as a word would, and resumes it. The looks are timed from the sooner onset: on
+    that run's 30 paused sounds they stopped the same interruptions and coughs, and one
+    backchannel fewer; the slowest of ten interruptions paused 171 ms after `paplay` began."""
 
     def __init__(self) -> None:
         from pywebrtc_audio import AudioProcessor
@@ -155,6 +168,8 @@ class SpeexFilter:
     """Its residue can pass the gate: a loud onset needs the turn rules' full run."""
     onset_lead_prob: float | None = None
     """Every frame of that run sounds like speech."""
+    onset_sure_level: float | None = None
+    """However loud, its residue is not told apart by level."""
 
     def __init__(self) -> None:
         self.relearn()

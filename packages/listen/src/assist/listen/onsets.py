@@ -37,7 +37,8 @@ back through the microphone the segmenter is already inside a turn (the echo), s
 talking over it starts no new turn. A loud onset is a run of speech frames as long as the
 segmenter's onset rule (96 ms) that are also at or above the echo gate's level (AGENT-A's RMS
 0.05; while AEC3's output is used, the canceller asks for its own, `OnsetNeeds`: a lower
-probability and level, and a run of two whose first frame need only be loud);
+probability and level, a run of two whose first frame need only be loud, and any
+frame at the barge-in gate's level counted as speech whatever its probability);
 the next one is found only once the level has stayed below the gate for REARM_MS.
 """
 
@@ -91,6 +92,9 @@ class OnsetNeeds:
     frames: int | None = None
     lead_prob: float | None = None
     """The probability the run's first frame needs (None: the same as the rest)."""
+    sure_level: float | None = None
+    """A frame this loud counts as the run's speech whatever its probability (None: none
+    does)."""
 
 
 class LoudOnsets:
@@ -114,14 +118,16 @@ class LoudOnsets:
         needs: OnsetNeeds = OnsetNeeds(),
     ) -> int | None:
         """One frame; the onset frame when a loud run has just been confirmed, the run and
-        its frames as `needs` asks. The onset is the run's first frame of speech: a loud
-        frame before it that only leads (`OnsetNeeds.lead_prob`) counts towards the run but
+        its frames as `needs` asks (a frame over `OnsetNeeds.sure_level` is speech whatever
+        its probability). The onset is the run's first frame of speech: a loud frame before
+        it that only leads (`OnsetNeeds.lead_prob`) counts towards the run but
         does not move the onset, so what is heard after it (`HEARD_AFTER_MS`) is the same."""
         needed = self._rules.start_prob if needs.prob is None else needs.prob
         lead = needed if needs.lead_prob is None else needs.lead_prob
         loud = self._level if needs.level is None else needs.level
         run = self._rules.start_frames if needs.frames is None else needs.frames
-        speech = probability >= needed and level >= loud
+        sure = needs.sure_level is not None and level >= needs.sure_level
+        speech = level >= loud and (probability >= needed or sure)
         if speech:
             self._run += 1
             self._quiet = 0
