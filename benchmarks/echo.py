@@ -95,10 +95,8 @@ class Recorded:
         self.needs_lag, self.follows_s = filter.needs_lag, filter.follows_s
         self.settle_s, self.onset_prob = filter.settle_s, filter.onset_prob
         self.lowers_words, self.onset_frames = filter.lowers_words, filter.onset_frames
-        self.onset_lead_prob, self.onset_sure_level = (
-            filter.onset_lead_prob,
-            filter.onset_sure_level,
-        )
+        self.onset_lead_prob = filter.onset_lead_prob
+        self.onset_sure_level = filter.onset_sure_level
         self.last: np.ndarray | None = None
 
     def restart(self) -> None:

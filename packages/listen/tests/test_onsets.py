@@ -53,8 +53,8 @@ def test_a_run_may_open_on_a_loud_frame_that_does_not_sound_like_speech_yet() ->
 
 
 def test_frames_over_the_sure_level_are_speech_whatever_silero_says() -> None:
-    """A word that opens on a fricative: "Sorry" through AEC3, loud at 0.04-0.08 for two
-    frames before Silero rises. Over the sure level the run is confirmed on its second frame,
+    """A word that opens on a fricative: "Sorry" through AEC3, loud for two frames that
+    Silero scores 0.04-0.08. Over the sure level the run is confirmed on its second frame,
     with its first as the onset; without one, three frames later, where Silero says 0.2."""
     needs = OnsetNeeds(prob=0.2, level=0.02, frames=2, lead_prob=0.0, sure_level=0.05)
 
