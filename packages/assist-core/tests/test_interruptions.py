@@ -8,6 +8,7 @@ import pytest
 from assist.core.interruptions import (
     BACKCHANNELS,
     HOLD_MS,
+    PEEK_NOTES,
     REACTIONS,
     Interruptions,
     is_backchannel,
@@ -70,13 +71,45 @@ def test_a_word_among_hesitations_and_backchannels_is_never_one(
     assert not is_backchannel(" ".join([*before, words, *after]))
 
 
-def test_the_peek_prompt_says_each_backchannel_as_a_sentence() -> None:
-    assert peek_prompt(["mm-hm", " I see ", "", "okay"]) == "Mm-hm. I see. Okay."
-    assert peek_prompt([]) == ""
+@pytest.mark.parametrize(
+    "text", ["(coughs)", "[MUSIC]", "*sighs*", "(coughs) Mm-hm.", "Yeah [laughs]"]
+)
+def test_a_note_of_a_sound_is_no_word(text: str) -> None:
+    assert is_backchannel(text)
+    assert is_backchannel(text, ()) == (text in ("(coughs)", "[MUSIC]", "*sighs*"))
 
 
-@given(st.lists(st.text(max_size=12), max_size=8))
+@pytest.mark.parametrize(
+    "text", ["(coughs) Wait.", "No [laughs] stop", "coughs", "(coughs", "Music]"]
+)
+def test_words_beside_a_note_or_a_note_left_open_are_words(text: str) -> None:
+    assert not is_backchannel(text)
+
+
+notes = st.sampled_from(["(coughs)", "[laughs]", "(mellow music)", "*sighs*", "[BLANK_AUDIO]"])
+
+
+@given(st.lists(st.one_of(st.sampled_from([*BACKCHANNELS, *HESITATIONS]), notes), max_size=8))
+def test_notes_anywhere_among_backchannels_change_nothing(said: list[str]) -> None:
+    assert is_backchannel(" ".join(said))
+
+
+@given(sounds, notes, st.sampled_from(INTERRUPTING), notes)
+def test_a_word_between_notes_is_still_a_word(
+    before: list[str], note: str, words: str, after: str
+) -> None:
+    assert not is_backchannel(" ".join([*before, note, words, after]))
+
+
+def test_the_peek_prompt_tells_of_a_cough_then_each_backchannel_as_a_sentence() -> None:
+    assert PEEK_NOTES == ("(coughs)",)
+    assert peek_prompt(["mm-hm", " I see ", "", "okay"]) == "(coughs) Mm-hm. I see. Okay."
+    assert peek_prompt([]) == "(coughs)"
+
+
+@given(st.lists(st.text(st.characters(blacklist_characters="()[]*"), max_size=12), max_size=8))
 def test_the_peek_prompt_is_itself_heard_as_backchannels(phrases: list[str]) -> None:
+    """Backchannels are words: one holding a note's marks is not one a user would list."""
     assert is_backchannel(peek_prompt(phrases), phrases)
 
 

@@ -204,3 +204,24 @@ def test_the_cough_of_the_tests_is_a_loud_onset_for_the_vad() -> None:
             if onset is not None:
                 found.append(onset)
         assert len(found) == 1, seed
+
+
+def test_the_cough_of_the_tests_peeked_as_the_listener_looks_is_a_note_not_words() -> None:
+    """Told of coughs (`peek_prompt`), whisper writes the cough as a note of a sound; told
+    only the backchannels it wrote "Yeah.", a backchannel by luck, and through the PulseAudio
+    room words ("Alright.") that stopped the line. A line never holds a note."""
+    from assist.core.interruptions import NOTES, is_backchannel, peek_prompt
+    from assist.core.recognisers import RecogniserOptions
+    from assist.listen.onsets import HEARD_AFTER_MS, HEARD_CONFIDENCE, HEARD_PRE_ROLL_MS
+    from assist.mcp.demo.rooms.voiced import cough
+    from assist.stt.whisper.plugin import build
+
+    recogniser = build(RecogniserOptions())
+    before = np.zeros(HEARD_PRE_ROLL_MS * 16, np.float32)
+    for seed in range(3):
+        look = np.concatenate((before, cough(seed)))[: before.size + HEARD_AFTER_MS[0] * 16]
+        heard = recogniser.peek(look, peek_prompt())
+        assert heard.confidence >= HEARD_CONFIDENCE, heard
+        assert is_backchannel(heard.text, backchannels=()), heard  # no word at all
+        assert not NOTES.search(recogniser.transcribe(look, peek_prompt()).text)
+    recogniser.close()

@@ -69,13 +69,18 @@ class WhisperRecogniser:
     def peek(self, samples: Any, prompt: str = "") -> Recognised:
         """A look at the speech since a loud onset (16.3): a fitted window of at least 20 s
         alone, and nothing heard where it is not trusted (a loop, or a guess under whisper's
-        own log-probability mark, which the listener drops as unsure anyway). Going round
+        own log-probability mark, which the listener drops as unsure anyway). A note of a
+        sound may be written ("(coughs)", where the prompt tells of one). Going round
         the full window where the 10 s one looped took a look 0.7-1.0 s through the
         PulseAudio room: the next look waited behind it, the words that stop the line came
         after the 1.2 s hold, and the line resumed over the person for a second
         (benchmarks/README.md)."""
         audio = self._audio(samples)
-        fitted = self._window.decode(audio, prompt, PEEK_FLOOR_FRAMES) if audio.size else None
+        fitted = (
+            self._window.decode(audio, prompt, PEEK_FLOOR_FRAMES, notes=True)
+            if audio.size
+            else None
+        )
         return EMPTY if fitted is None else _recognised(*fitted)
 
     def _recognise(self, samples: Any, prompt: str) -> Recognised:

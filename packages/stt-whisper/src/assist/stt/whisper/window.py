@@ -105,13 +105,18 @@ class FittedWindow:
             model.hf_tokenizer, model.model.is_multilingual, task="transcribe", language="en"
         )
         self._suppressed = get_suppressed_tokens(self._tokenizer, [-1])
+        self._notes_let = get_suppressed_tokens(self._tokenizer, [])
+        """Only the special tokens: brackets and the like let through, so a note of a sound
+        ("(coughs)") can be written."""
 
     def decode(
-        self, audio: Any, prompt: str, floor: int = FLOOR_FRAMES
+        self, audio: Any, prompt: str, floor: int = FLOOR_FRAMES, notes: bool = False
     ) -> tuple[str, float, float | None] | None:
         """The text, its mean token log probability and its last word's probability, or
         None: the turn is too long to save anything, or the decoding looks like a loop or a
-        guess. The window is never under `floor` frames."""
+        guess. The window is never under `floor` frames. With `notes`, whisper may write a
+        note of a sound ("(coughs)"), as a peek asks (`assist.core.interruptions.NOTES`); a
+        line never holds one."""
         from faster_whisper.audio import pad_or_trim
         from faster_whisper.transcribe import get_compression_ratio
 
@@ -133,7 +138,7 @@ class FittedWindow:
             return_logits_vocab=True,
             return_no_speech_prob=True,
             suppress_blank=True,
-            suppress_tokens=self._suppressed,
+            suppress_tokens=self._notes_let if notes else self._suppressed,
         )[0]
         tokens = result.sequences_ids[0]
         log_prob = result.scores[0] * len(tokens) / (len(tokens) + 1)
