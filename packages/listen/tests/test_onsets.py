@@ -225,3 +225,29 @@ def test_the_cough_of_the_tests_peeked_as_the_listener_looks_is_a_note_not_words
         assert is_backchannel(heard.text, backchannels=()), heard  # no word at all
         assert not NOTES.search(recogniser.transcribe(look, peek_prompt()).text)
     recogniser.close()
+
+
+def test_a_backchannel_the_prompt_makes_whisper_loop_on_is_heard_once() -> None:
+    """Told the backchannels, whisper said Piper's "Yeah." again and again ("Yeah. Yeah.
+    Yeah. …"), a loop the peek does not trust, so every look heard nothing; the same loop hid
+    the "but what about" of an interruption for a look. Said only against a penalty, it is
+    heard as said."""
+    from assist.core.answers import answer_words
+    from assist.core.interruptions import peek_prompt
+    from assist.core.recognisers import RecogniserOptions
+    from assist.listen.onsets import HEARD_PRE_ROLL_MS
+    from assist.mcp.demo.rooms.voiced import Voice
+    from assist.stt.whisper.plugin import build
+
+    voice = Voice()
+    try:
+        yeah = voice.say("Yeah.")
+    finally:
+        voice.close()
+    recogniser = build(RecogniserOptions())
+    said = np.concatenate((np.zeros(HEARD_PRE_ROLL_MS * 16, np.float32), yeah))
+    for after in HEARD_AFTER_MS:
+        heard = recogniser.peek(said[: (HEARD_PRE_ROLL_MS + after) * 16], peek_prompt())
+        assert heard.confidence >= HEARD_CONFIDENCE, (after, heard)
+        assert answer_words(heard.text) == ["yeah"], (after, heard)
+    recogniser.close()

@@ -77,9 +77,7 @@ class WhisperRecogniser:
         (benchmarks/README.md)."""
         audio = self._audio(samples)
         fitted = (
-            self._window.decode(audio, prompt, PEEK_FLOOR_FRAMES, notes=True)
-            if audio.size
-            else None
+            self._window.decode(audio, prompt, PEEK_FLOOR_FRAMES, peek=True) if audio.size else None
         )
         return EMPTY if fitted is None else _recognised(*fitted)
 

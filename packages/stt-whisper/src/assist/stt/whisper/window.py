@@ -33,6 +33,13 @@ loops on a 10 s window ("Yeah. Yeah. Yeah. Yeah." for "Yeah, but what about Frid
 there, against 7 of 180 at 20 s, which heard the same stops as the full window had (20 of 20
 interruptions) in 0.29 s (p50; p95 0.35 s) against 0.21 s (p95 0.82 s) for 10 s and then the
 full window where not trusted (benchmarks/README.md)."""
+PEEK_REPETITION_PENALTY = 1.1
+"""How much less likely a peek makes a token it has already written. Told the backchannels,
+whisper loops on them ("Yeah. Yeah. Yeah. …" for "Yeah, but what about Friday?") and the
+loop is not trusted, so the look hears nothing; with the penalty it writes "Yeah. But what
+…". Offline on four PulseAudio echo sets' 120 paused sounds the looks' loops went from 20 to
+none, the same coughs, backchannels and interruptions stopped, and the first look that
+stopped an interruption came a look sooner in 4 (benchmarks/README.md)."""
 MARGIN_FRAMES = 500
 """5 s of padding after the turn's last frame (2 s made whisper repeat short questions)."""
 TOKENS_PER_SECOND = 8
@@ -110,13 +117,13 @@ class FittedWindow:
         ("(coughs)") can be written."""
 
     def decode(
-        self, audio: Any, prompt: str, floor: int = FLOOR_FRAMES, notes: bool = False
+        self, audio: Any, prompt: str, floor: int = FLOOR_FRAMES, peek: bool = False
     ) -> tuple[str, float, float | None] | None:
         """The text, its mean token log probability and its last word's probability, or
         None: the turn is too long to save anything, or the decoding looks like a loop or a
-        guess. The window is never under `floor` frames. With `notes`, whisper may write a
-        note of a sound ("(coughs)"), as a peek asks (`assist.core.interruptions.NOTES`); a
-        line never holds one."""
+        guess. The window is never under `floor` frames. A `peek` may write a note of a sound
+        ("(coughs)", `assist.core.interruptions.NOTES`), which a line never holds, and says a
+        token again only against `PEEK_REPETITION_PENALTY`."""
         from faster_whisper.audio import pad_or_trim
         from faster_whisper.transcribe import get_compression_ratio
 
@@ -138,7 +145,8 @@ class FittedWindow:
             return_logits_vocab=True,
             return_no_speech_prob=True,
             suppress_blank=True,
-            suppress_tokens=self._notes_let if notes else self._suppressed,
+            suppress_tokens=self._notes_let if peek else self._suppressed,
+            repetition_penalty=PEEK_REPETITION_PENALTY if peek else 1.0,
         )[0]
         tokens = result.sequences_ids[0]
         log_prob = result.scores[0] * len(tokens) / (len(tokens) + 1)
