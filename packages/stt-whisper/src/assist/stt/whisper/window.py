@@ -38,8 +38,9 @@ PEEK_REPETITION_PENALTY = 1.1
 whisper loops on them ("Yeah. Yeah. Yeah. …" for "Yeah, but what about Friday?") and the
 loop is not trusted, so the look hears nothing; with the penalty it writes "Yeah. But what
 …". Offline on four PulseAudio echo sets' 120 paused sounds the looks' loops went from 20 to
-none, the same coughs, backchannels and interruptions stopped, and the first look that
-stopped an interruption came a look sooner in 4 (benchmarks/README.md)."""
+none, the same coughs, backchannels and interruptions stopped, and the look that first
+stopped an interruption came one sooner for five of them, one later for one
+(benchmarks/README.md)."""
 MARGIN_FRAMES = 500
 """5 s of padding after the turn's last frame (2 s made whisper repeat short questions)."""
 TOKENS_PER_SECOND = 8
