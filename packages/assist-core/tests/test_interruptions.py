@@ -101,10 +101,11 @@ def test_a_word_between_notes_is_still_a_word(
     assert not is_backchannel(" ".join([*before, note, words, after]))
 
 
-def test_the_peek_prompt_tells_of_a_cough_then_each_backchannel_as_a_sentence() -> None:
-    assert PEEK_NOTES == ("(coughs)",)
-    assert peek_prompt(["mm-hm", " I see ", "", "okay"]) == "(coughs) Mm-hm. I see. Okay."
-    assert peek_prompt([]) == "(coughs)"
+def test_the_peek_prompt_tells_of_a_cough_and_a_throat_cleared_then_each_backchannel_as_a_sentence() -> None:
+    assert PEEK_NOTES == ("(coughs)", "(clears throat)")
+    told = "(coughs) (clears throat) Mm-hm. I see. Okay."
+    assert peek_prompt(["mm-hm", " I see ", "", "okay"]) == told
+    assert peek_prompt([]) == "(coughs) (clears throat)"
 
 
 @given(st.lists(st.text(st.characters(blacklist_characters="()[]*"), max_size=12), max_size=8))
