@@ -69,3 +69,36 @@ def test_standard_input_has_a_capture_clock_that_is_never_late() -> None:
     stream.close()
     heard_at = source.clock.at(0.1)
     assert heard_at is not None and written - 0.5 < heard_at <= time.monotonic()
+
+
+def _played(path: Path) -> np.ndarray:
+    return np.concatenate(list(WavSource(path, fast=True).blocks(threading.Event())))
+
+
+@pytest.mark.parametrize("subtype", ["FLOAT", "DOUBLE"])
+def test_a_float_wav_is_scaled_to_16_bit_not_heard_as_silence(tmp_path, subtype):
+    """libsndfile reads a float file as int16 without scaling: every sample -1, 0 or 1."""
+    import soundfile
+
+    wave = np.sin(np.arange(16000) * 2 * np.pi * 440 / 16000) * 0.5
+    wave[:3] = [1.5, -1.5, 0.25]  # beyond full scale is clipped; in range is rounded
+    path = tmp_path / "float.wav"
+    soundfile.write(path, wave, 16000, subtype=subtype)
+    played = _played(path)
+    expected = np.clip(np.round(wave.astype(np.float32) * 32768.0), -32768, 32767)
+    assert played.dtype == np.int16
+    assert played[:3].tolist() == [32767, -32768, 8192]
+    assert np.array_equal(played, expected.astype(np.int16))
+
+
+def test_a_16_bit_wav_is_played_bit_exact_and_channels_are_averaged_as_before(tmp_path):
+    noise = np.random.default_rng(7).integers(-32768, 32768, size=(4000, 2), dtype=np.int16)
+    noise[:2] = [[-32768, -32768], [32767, 32767]]
+    mono, stereo = tmp_path / "mono.wav", tmp_path / "stereo.wav"
+    write_wav(mono, noise[:, 0] / 32768.0, 16000)
+    write_wav(stereo, noise / 32768.0, 16000, channels=2)
+    written = np.frombuffer(mono.read_bytes()[44:], dtype="<i2")
+    assert np.array_equal(_played(mono), written)
+    pairs = np.frombuffer(stereo.read_bytes()[44:], dtype="<i2").reshape(-1, 2)
+    averaged = np.round(pairs.astype(np.float64).mean(axis=1)).astype(np.int16)
+    assert np.array_equal(_played(stereo), averaged)

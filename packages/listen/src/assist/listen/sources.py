@@ -194,10 +194,10 @@ class WavSource(Source):
         sent = 0
         with soundfile.SoundFile(str(self.path)) as audio:
             while not stop.is_set():
-                block = audio.read(frames, dtype="int16", always_2d=True)
+                block = audio.read(frames, dtype="float32", always_2d=True)
                 if not len(block):
                     return
-                mono = block[:, 0] if block.shape[1] == 1 else _mix(block)
+                mono = _int16(block)
                 sent += len(mono)
                 yield mono
                 if not self.fast:
@@ -249,6 +249,12 @@ def _with_gap(gap: int, block: np.ndarray) -> Iterator[np.ndarray]:
     yield block
 
 
-def _mix(block: np.ndarray) -> np.ndarray:
-    mixed: np.ndarray = np.round(block.astype(np.float64).mean(axis=1)).astype(np.int16)
-    return mixed
+def _int16(block: np.ndarray) -> np.ndarray:
+    """A file's float32 frames (channels averaged) as 16-bit samples, rounded and clipped.
+
+    libsndfile turns a float file read as int16 into -1, 0 or 1 (it does not scale), so every
+    file is read as float, where it scales each format to [-1, 1); 8- to 16-bit PCM comes back
+    exactly, as it was read before."""
+    mono = block.astype(np.float64).mean(axis=1) * 32768.0
+    samples: np.ndarray = np.clip(np.round(mono), -32768, 32767).astype(np.int16)
+    return samples
