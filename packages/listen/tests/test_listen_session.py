@@ -324,3 +324,27 @@ def test_without_portaudio_listen_exits_2_naming_the_library_and_its_install_com
     assert done.stderr.startswith("assist listen: PortAudio, the library that records and plays")
     assert "install it with `" in done.stderr
     assert not (tmp_path / "s").exists()
+
+
+def test_a_wav_with_no_audio_exits_2_before_making_a_session(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.wav"
+    write_wav(empty, np.zeros(0), 16000)
+    into = ["--into", str(tmp_path / "s")]
+    result = run_listen(tmp_path, *into, "--stt", "fake", "--from", str(empty), "--fast")
+    assert result.returncode == 2
+    assert f"{empty} holds no audio" in result.stderr
+    assert result.stdout == ""
+    assert not (tmp_path / "s").exists()
+
+
+def test_a_wav_cut_short_is_recorded_with_a_warning_saying_how_much_was_there(
+    tmp_path: Path, meeting
+) -> None:
+    cut = tmp_path / "cut.wav"
+    write_wav(cut, meeting.samples[: 4 * 16000], 16000)
+    cut.write_bytes(cut.read_bytes()[: 44 + 3 * 32000])  # 3 s of the 4 s declared
+    listener = listening_to_file(tmp_path, cut)
+    code, _out, err = listener.wait()
+    assert code == 0, err
+    session = json.loads((listener.folder / "session.json").read_text())
+    assert any("is cut short: it holds 3.00 s, 75% of the 4.00 s" in w for w in session["warnings"])

@@ -102,3 +102,28 @@ def test_a_16_bit_wav_is_played_bit_exact_and_channels_are_averaged_as_before(tm
     pairs = np.frombuffer(stereo.read_bytes()[44:], dtype="<i2").reshape(-1, 2)
     averaged = np.round(pairs.astype(np.float64).mean(axis=1)).astype(np.int16)
     assert np.array_equal(_played(stereo), averaged)
+
+
+def test_a_wav_with_no_audio_is_refused_with_what_to_do(tmp_path):
+    empty, header_only = tmp_path / "empty.wav", tmp_path / "header-only.wav"
+    write_wav(empty, np.zeros(0), 16000)
+    write_wav(header_only, np.zeros(16000), 16000)
+    header_only.write_bytes(header_only.read_bytes()[:44])  # declares 1 s, holds none
+    for path in (empty, header_only):
+        with pytest.raises(CaptureError, match=rf"^{path} holds no audio .*give a WAV file"):
+            WavSource(path, fast=True)
+
+
+def test_a_wav_cut_short_is_played_as_far_as_it_goes_with_a_warning(tmp_path):
+    path = tmp_path / "cut.wav"
+    write_wav(path, np.zeros(16000), 16000)
+    path.write_bytes(path.read_bytes()[: 44 + 16000])  # half of the 32000 bytes declared
+    source = WavSource(path, fast=True)
+    assert len(_played(path)) == 8000
+    assert source.warnings == [
+        f"room: {path} is cut short: it holds 0.50 s, 50% of the 1.00 s its header "
+        "declares; the session has what was there"
+    ]
+    whole = tmp_path / "whole.wav"
+    write_wav(whole, np.zeros(16000), 16000)
+    assert WavSource(whole, fast=True).warnings == []

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import queue
+import re
 import select
 import sys
 import threading
@@ -166,7 +167,10 @@ class DeviceSource(Source):
 
 
 class WavSource(Source):
-    """A WAV file (any rate, mono or stereo: channels are averaged) at real time or `fast`."""
+    """A WAV file (any rate, mono or stereo: channels are averaged) at real time or `fast`.
+
+    A file with no audio is refused, so no empty session is made of it; one cut short (its
+    header declares more than it holds) is played as far as it goes, with a warning."""
 
     def __init__(self, path: Path, *, fast: bool) -> None:
         super().__init__()
@@ -184,7 +188,16 @@ class WavSource(Source):
             info = soundfile.info(str(path))
         except Exception as error:
             raise CaptureError(f"cannot read {path} as audio ({error}); {what_to_do}") from error
+        if not info.frames:
+            raise CaptureError(f"{path} holds no audio (0 frames); {what_to_do}")
         self.rate = int(info.samplerate)
+        share = _share_present(info.extra_info)
+        if share is not None:
+            self.warnings.append(
+                f"room: {path} is cut short: it holds {info.duration:.2f} s, "
+                f"{share:.0%} of the {info.duration / share:.2f} s its header declares; "
+                "the session has what was there"
+            )
 
     def blocks(self, stop: threading.Event) -> Iterator[np.ndarray]:
         import soundfile
@@ -241,6 +254,21 @@ class StdinSource(Source):
                 if drained:
                     self._clock.observe(self._samples / self.rate, time.monotonic())
                 yield np.frombuffer(data[:whole], dtype="<i2").copy()
+
+
+CUT_SHORT = re.compile(r"^data\s*:\s*(\d+)\s*\(should be (\d+)\)", re.MULTILINE)
+"""libsndfile's log line for a data chunk whose header declares more bytes than the file
+holds: `data : <declared> (should be <present>)`."""
+
+
+def _share_present(log: str) -> float | None:
+    """The share of its declared audio a file holds, from libsndfile's log of opening it;
+    None when the file holds all of it."""
+    cut = CUT_SHORT.search(log)
+    if cut is None:
+        return None
+    declared, present = int(cut[1]), int(cut[2])
+    return present / declared if 0 < present < declared else None
 
 
 def _with_gap(gap: int, block: np.ndarray) -> Iterator[np.ndarray]:
