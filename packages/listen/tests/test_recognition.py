@@ -8,6 +8,7 @@ import time
 
 import numpy as np
 from assist.core.recognisers import Recognised
+from assist.listen import recognition
 from assist.listen.recognition import Recognition
 
 
@@ -197,3 +198,56 @@ def test_a_recogniser_with_a_quick_look_of_its_own_is_peeked_with_it():
     recognition.commit(recognition.submit("room", 0, 10, samples(3)))
     recognition.drain()
     assert heard == ["a look"] and recogniser.peeked == [4] and recogniser.calls == [3]
+
+
+class HangsOn:
+    """Recognises every turn at once, except one of `hang` samples: that one waits on `gate`
+    (at most 10 s, so no test thread outlives its test by long)."""
+
+    name, model = "hangs", "test"
+
+    def __init__(self, hang: int, gate: threading.Event, each_s: float = 0.0):
+        self.hang, self.gate, self.each_s = hang, gate, each_s
+
+    def transcribe(self, samples, prompt=""):
+        if len(samples) == self.hang:
+            self.gate.wait(10)
+        time.sleep(self.each_s)
+        return Recognised(f"turn {len(samples)}", 0.75)
+
+    def close(self):
+        pass
+
+
+def test_drain_gives_up_on_a_hung_recogniser_reporting_the_turns_it_never_wrote(monkeypatch):
+    monkeypatch.setattr(recognition, "STALL_S", 0.3)
+    gate = threading.Event()
+    written, warnings = [], []
+    worker = Recognition(
+        HangsOn(2, gate), lambda line, ticket: written.append(line), warnings.append
+    )
+    for n, (start, end) in enumerate([(0, 1000), (1000, 2500), (2500, 4000)], start=1):
+        worker.commit(worker.submit("room", start, end, samples(n)))
+    started = time.monotonic()
+    worker.drain()
+    assert time.monotonic() - started < 3
+    assert [line.text for line in written] == ["turn 1"]
+    assert len(warnings) == 2
+    assert warnings[0].startswith("room: the recogniser had not finished the turn from 1.00 s")
+    assert "to 2.50 s" in warnings[0] and "audio/room.wav" in warnings[0]
+    assert "from 2.50 s to 4.00 s" in warnings[1]
+    gate.set()  # the hung call returns late: nothing more is written or warned about
+    worker._thread.join(10)
+    assert not worker._thread.is_alive()
+    assert len(written) == 1 and len(warnings) == 2
+
+
+def test_drain_waits_for_a_slow_recogniser_that_keeps_finishing_turns(monkeypatch):
+    """The give-up counts from the last turn finished, not from the start of the drain."""
+    monkeypatch.setattr(recognition, "STALL_S", 1.0)
+    each = HangsOn(-1, threading.Event(), each_s=0.3)
+    written, warnings = run(
+        each, lambda r: [r.commit(r.submit("room", 0, 1, samples(n))) for n in range(1, 6)]
+    )
+    assert [line.text for line in written] == [f"turn {n}" for n in range(1, 6)]
+    assert warnings == []

@@ -10,7 +10,8 @@ there, so raw.jsonl is in append order like Ambient's.
 
 A recogniser that raises is tried once more on the same audio; a second failure is reported
 in the session's warnings with the turn's span (its audio stays in `<track>.wav`), and the
-session goes on. A turn recognised as empty text writes no line.
+session goes on. A turn recognised as empty text writes no line. At the end a recogniser that
+has hung is not waited for ever: its turns not yet written are reported the same way.
 
 A *peek* (16.3) is the speech since a loud onset, recognised while the turn goes on so that a
 server holding its line paused hears the words within the hold: it writes no line, and its
@@ -41,7 +42,13 @@ from assist.listen.session_files import RATE_HZ
 TRIES = 2
 """A failing turn is tried twice in all: once, then once more (behaviour 12.5)."""
 DRAIN_POLL_S = 0.5
-"""While draining, how often to check that the worker is still there to finish the turns."""
+"""While draining, how often to check that the recogniser is still getting on."""
+STALL_S = 60.0
+"""At the end of a session, how long the recogniser may go without finishing a turn before it
+is taken as hung and the session ends without its lines. A turn is at most 15 s of audio
+(behaviour 12.3), so this is four times a turn at real time: a recogniser working through a
+backlog (`--fast`) always finishes one sooner, and a person ending the listener never waits
+for ever on one that has stopped."""
 WARM_UP_S = 0.5
 """Silence recognised before any turn when asked to warm up: whisper's first recognition in a
 process takes about twice its next ones (1.4 s against 0.4-0.7 s on two busy cores), too
@@ -96,6 +103,8 @@ class Recognition:
         self._committed: collections.deque[Ticket] = collections.deque()
         self._peeks: dict[str, tuple[np.ndarray, Heard]] = {}
         self._closing = False
+        self._progress = time.monotonic()
+        """When the worker last finished a turn or a peek: a drain gives up after STALL_S."""
         self.busy = False
         self.turns: list[Ticket] = []
         self._thread = threading.Thread(target=self._work, name="recogniser", daemon=True)
@@ -134,13 +143,32 @@ class Recognition:
             self._flush()
 
     def drain(self) -> None:
-        """Wait until every committed turn is written, then stop the worker."""
+        """Wait until every committed turn is written, then stop the worker. A recogniser that
+        finishes nothing for STALL_S is given up on: each turn not yet written is reported
+        in the warnings (its audio is in the track's WAV), and the worker, a daemon thread,
+        is left to it."""
         with self._lock:
             self._closing = True
             self._lock.notify_all()
-            while self._committed and self._thread.is_alive():
-                self._lock.wait(DRAIN_POLL_S)
-        self._thread.join()
+            self._progress = time.monotonic()
+        while self._thread.is_alive():
+            self._thread.join(DRAIN_POLL_S)
+            with self._lock:
+                if time.monotonic() - self._progress >= STALL_S:
+                    self._give_up()
+                    return
+
+    def _give_up(self) -> None:
+        """Report the committed turns the hung recogniser never wrote (called holding the lock);
+        none of them is written later."""
+        for ticket in self._committed:
+            self._warn(
+                f"{ticket.track}: the recogniser had not finished the turn from "
+                f"{ticket.start_ms / 1000:.2f} s to {ticket.end_ms / 1000:.2f} s after "
+                f"{STALL_S:g} s without progress at the end of the session; its audio is in "
+                f"audio/{ticket.track}.wav"
+            )
+        self._committed.clear()
 
     def _work(self) -> None:
         if self._warm_up:
@@ -165,11 +193,13 @@ class Recognition:
                 self._peek(*peek)
                 with self._lock:
                     self.busy = False
+                    self._progress = time.monotonic()
                 continue
             assert ticket is not None
             self._recognise(ticket)
             with self._lock:
                 self.busy = False
+                self._progress = time.monotonic()
                 ticket.done = True
                 if not ticket.voided:
                     self.turns.append(ticket)
