@@ -58,7 +58,14 @@ def test_a_configured_model_that_is_not_installed_falls_back_to_silence_naming_i
     assert "assist-turn-smart" in loaded.warning
 
 
-def test_a_model_that_cannot_run_here_is_not_chosen_by_auto_but_warns_when_configured():
+def test_a_model_that_cannot_run_here_is_replaced_by_silence_saying_why_chosen_or_configured():
+    """Auto passing over it in silence would hide damaged weights (behaviour 16.1: silence
+    runs in place of a model that cannot load, with one warning)."""
     spec = TurnModelSpec("toy", "toy-pkg", failing, rank=5, check=lambda: "missing numpy")
-    assert load_turn_model(None, registry_with(spec)).warning is None
-    assert "missing numpy" in load_turn_model("toy", registry_with(spec)).warning
+    for configured in (None, "toy"):
+        loaded = load_turn_model(configured, registry_with(spec))
+        assert loaded.model.name == SILENCE
+        assert (
+            loaded.warning is not None and "'toy' could not load (missing numpy)" in loaded.warning
+        )
+    assert load_turn_model(SILENCE, registry_with(spec)).warning is None

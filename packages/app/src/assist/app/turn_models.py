@@ -49,9 +49,9 @@ def load_turn_model(
     registry: Registry[TurnModelSpec],
     options: TurnModelOptions | None = None,
 ) -> LoadedTurnModel:
-    """Build `configured` (None or "auto": the best available); `silence` with a warning when
+    """Build `configured` (None or "auto": the best installed); `silence` with a warning when
     it is unknown, cannot run here, or fails to load."""
-    chosen = choose_turn_model(configured, registry.available())
+    chosen = choose_turn_model(configured, registry.specs)
     try:
         spec = registry.spec(chosen)
         reason = registry.reasons()[chosen]
@@ -59,8 +59,13 @@ def load_turn_model(
             raise RuntimeError(reason)
         return LoadedTurnModel(spec.build(options or TurnModelOptions()))
     except Exception as error:  # any failure costs the model, never the session
-        return LoadedTurnModel(
-            SilenceRule(),
-            f"the turn model {chosen!r} could not load ({error}); turns end after the "
-            "end-of-turn silence alone (listen.turn silence hides this warning)",
-        )
+        return LoadedTurnModel(SilenceRule(), not_loaded(chosen, error))
+
+
+def not_loaded(name: str, why: object) -> str:
+    """The warning for `silence` run in place of `name`, as the session's warnings and
+    `assist doctor` give it."""
+    return (
+        f"the turn model {name!r} could not load ({why}); turns end after the end-of-turn "
+        "silence alone (listen.turn silence hides this warning)"
+    )

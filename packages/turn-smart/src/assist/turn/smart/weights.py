@@ -1,6 +1,7 @@
 """The Smart Turn v3.2 weights installed with this package, and the check that they are intact.
 
-The file is checked against its pinned SHA-256 whenever the model is loaded: a damaged or
+The file is checked against its pinned SHA-256 whenever the model is loaded, and by the
+plugin's check that `assist doctor` and `assist engines` show: a damaged or
 replaced file is refused with what to reinstall, rather than judging turns with weights
 nobody tested. Hashing 8.7 MB takes a few milliseconds, once per listener.
 """
