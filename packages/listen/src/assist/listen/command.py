@@ -26,9 +26,11 @@ from assist.core.lines import RawLine
 
 STOP_FILE = "STOP"
 STOP_POLL_S = 0.2
-TRACK_STOP_S = 10.0
-"""A capture thread looks at the stop every block; a device that stopped answering is left."""
 """Ambient's recorder looks for the STOP file every 200 ms (behaviour 12.2)."""
+TRACK_STOP_S = 10.0
+"""A capture thread looks at the stop every block; one that has not stopped this long after
+it (a device that stopped answering, a turn model that never answers) is left, a daemon
+thread, and named in the warnings."""
 USAGE_ERROR = 2
 ENDING_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
 REFERENCE_KIND = "reference"
@@ -274,7 +276,8 @@ def _record(plan: _Plan) -> int:
     ]
     print(f"session {folder.name} in {folder}", flush=True)  # once its files are there
     threads = [
-        threading.Thread(target=_run_track, args=(track, stop), name=track.name) for track in tracks
+        threading.Thread(target=_run_track, args=(track, stop), name=track.name, daemon=True)
+        for track in tracks
     ]
     view.start(tracks, lambda: recognition.busy)
     for thread in threads:
@@ -290,7 +293,13 @@ def _record(plan: _Plan) -> int:
         stop.set()
         for thread in threads:
             thread.join(timeout=TRACK_STOP_S)
-        for track in tracks:
+        for track, thread in zip(tracks, threads, strict=True):
+            if thread.is_alive():
+                warnings.append(
+                    f"{track.name}: the track had not stopped {TRACK_STOP_S:g} s after the end "
+                    "(its device or turn model stopped answering); the turn in progress was "
+                    f"not recognised, and audio/{track.name}.wav holds what it heard before"
+                )
             warnings.extend(track.source.warnings)
             if track.error is not None:
                 warnings.append(f"{track.name}: capture failed: {track.error}")
