@@ -43,7 +43,12 @@ def unloadable(options: TurnModelOptions) -> FakeTurnModel:
 
 @hookimpl
 def assist_turn_models(register: Callable[[TurnModelSpec], None]) -> None:
-    for name, says in (("always-complete", True), ("never-complete", False), ("failing", None), ("hanging", None)):
+    for name, says in (
+        ("always-complete", True),
+        ("never-complete", False),
+        ("failing", None),
+        ("hanging", None),
+    ):
         register(
             TurnModelSpec(
                 name=name,

@@ -5,8 +5,8 @@ would give when it must run `silence` in its place."""
 
 from __future__ import annotations
 
-from assist.core.plugins import Registry
 from assist.app.turn_models import not_loaded
+from assist.core.plugins import Registry
 from assist.core.turn_models import AUTO, SILENCE, TurnModelSpec, choose_turn_model
 from assist.mcp.speech.engine_choice import describe_plugins
 
