@@ -29,8 +29,7 @@ STOP_POLL_S = 0.2
 """Ambient's recorder looks for the STOP file every 200 ms (behaviour 12.2)."""
 TRACK_STOP_S = 10.0
 """A capture thread looks at the stop every block; one that has not stopped this long after
-it (a device that stopped answering, a turn model that never answers) is left, a daemon
-thread, and named in the warnings."""
+it (a device that stopped answering) is left, a daemon thread, and named in the warnings."""
 USAGE_ERROR = 2
 ENDING_SIGNALS = ("SIGINT", "SIGTERM", "SIGHUP")
 REFERENCE_KIND = "reference"
@@ -219,6 +218,7 @@ def _record(plan: _Plan) -> int:
     from assist.listen.recognition import Recognition, Ticket
     from assist.listen.session_files import RATE_HZ, RawJsonl, TrackFiles, write_session_json
     from assist.listen.track import Track
+    from assist.listen.turn_judge import SharedJudge
     from assist.listen.view import ended, make_view
 
     stop = threading.Event()
@@ -252,7 +252,7 @@ def _record(plan: _Plan) -> int:
     )
     if plan.turn.warning is not None:
         warn(plan.turn.warning)
-    turn_model = _OneAtATime(plan.turn.model)
+    turn_model = SharedJudge(plan.turn.model)
     signals = Signals(sys.stdout if plan.events else None, folder / SIGNALS_SOCKET, warn)
     reference = _echo_reference(plan, folder, warn)
     filter = load_filter(warn) if reference is not None else None
@@ -297,7 +297,7 @@ def _record(plan: _Plan) -> int:
             if thread.is_alive():
                 warnings.append(
                     f"{track.name}: the track had not stopped {TRACK_STOP_S:g} s after the end "
-                    "(its device or turn model stopped answering); the turn in progress was "
+                    "(its device stopped answering); the turn in progress was "
                     f"not recognised, and audio/{track.name}.wav holds what it heard before"
                 )
             warnings.extend(track.source.warnings)
@@ -307,7 +307,7 @@ def _record(plan: _Plan) -> int:
             reference.close()
         recognition.drain()
         plan.recogniser.close()
-        plan.turn.model.close()
+        turn_model.close()
         raw.close()
         view.stop()
         for track in tracks:
@@ -335,23 +335,6 @@ def _record(plan: _Plan) -> int:
     if not plan.quiet:
         view.note(ended(folder.name, raw.lines))
     return 0
-
-
-class _OneAtATime:
-    """The turn model the tracks share, judging for one track at a time, as a model expects."""
-
-    def __init__(self, model: Any) -> None:
-        self.name = model.name
-        self._model = model
-        self._lock = threading.Lock()
-
-    def judge(self, samples: Any) -> Any:
-        with self._lock:
-            return self._model.judge(samples)
-
-    def close(self) -> None:
-        with self._lock:
-            self._model.close()
 
 
 def _echo_reference(plan: _Plan, folder: Path, warn: Any) -> Any:
