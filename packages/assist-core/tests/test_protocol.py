@@ -32,9 +32,9 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(), inner, max_size=3),
     max_leaves=8,
 )
-ids = json_values
-spoken_text = st.text(min_size=1).map(str.strip).filter(bool)
 finite = st.floats(allow_nan=False, allow_infinity=False)
+ids = st.none() | st.text() | st.integers() | finite
+spoken_text = st.text(min_size=1).map(str.strip).filter(bool)
 
 requests = st.one_of(
     st.builds(Say, ids, spoken_text, st.sampled_from(TONES)),
@@ -70,10 +70,38 @@ def test_a_missing_null_empty_or_unknown_emotion_means_neutral():
         assert decode_request(line) == Say(1, "Hi", "neutral"), line
 
 
-def test_the_id_is_echoed_exactly_as_given_whatever_json_value_it_is():
-    for request_id in ("abc", 1.5, None, [1, 2], {"n": 1}, True):
+def test_the_id_is_echoed_exactly_as_given_when_a_string_a_finite_number_or_null():
+    for request_id in ("abc", 1.5, None, 7, 10**30, -0.0):
         line = json.dumps({"op": "stop", "id": request_id})
         assert decode_request(line) == Stop(request_id)
+
+
+def test_an_id_that_could_not_be_echoed_as_json_is_refused_with_a_null_id():
+    nested = '{"op":"say","text":"hi","id":' + "[" * 500 + "]" * 500 + "}"
+    lines = {
+        nested: "an array",
+        '{"op":"say","text":"hi","id":{"n":1}}': "an object",
+        '{"op":"stop","id":true}': "a boolean",
+        '{"op":"say","text":"hi","id":1e999}': "beyond the range",
+        '{"op":"dance","id":-1e999}': "beyond the range",
+    }
+    for line, kind in lines.items():
+        reply = decode_request(line)
+        assert isinstance(reply, Error) and reply.id is None, line[:40]
+        assert "unusable request id" in reply.message and kind in reply.message
+        assert "a string, a finite number or null" in reply.message
+        json.loads(encode(reply))  # the refusal itself is always sendable
+
+
+def test_nan_and_infinity_literals_are_not_json_anywhere_in_a_request():
+    for literal in ("NaN", "Infinity", "-Infinity"):
+        reply = decode_request('{"op":"say","text":"hi","id":' + literal + "}")
+        assert isinstance(reply, Error) and reply.id is None
+        assert "not JSON" in reply.message and "finite" in reply.message
+
+
+def test_a_quit_ignores_its_id_whatever_it_is():
+    assert decode_request('{"op":"quit","id":[[1]]}') == Quit()
 
 
 def test_a_say_whose_text_is_empty_after_trimming_is_refused_for_that_id():
@@ -217,6 +245,8 @@ def test_decoding_arbitrary_json_objects_never_raises(data):
         assert reply.text and reply.text == reply.text.strip()
         assert reply.emotion in TONES
         assert reply.id == data.get("id")
+    if reply is not None:
+        json.loads(encode(reply))  # whatever comes back can be sent
 
 
 def test_deeply_nested_json_is_an_unusable_line_not_a_crash():

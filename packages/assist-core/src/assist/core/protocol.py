@@ -6,7 +6,8 @@ every line the helper can receive into a message, or into the `Error` event to s
 so a bad line never crashes the helper. `decode_event` reads the helper's output for the
 server and never raises: a line that is not an event is skipped (None).
 
-Request ids are any JSON value and are echoed back exactly as given.
+A request id is a string, a finite number or null, echoed back exactly as given: every event
+carries it, so it must be a value JSON can always write again.
 """
 
 from __future__ import annotations
@@ -180,7 +181,7 @@ def decode_request(line: str) -> Request | Error | None:
     if not line.strip():
         return None
     try:
-        data = json_text.parse(line)
+        data = json_text.parse(line, finite=True)
     except json_text.Unreadable as error:
         return Error(
             None,
@@ -193,8 +194,16 @@ def decode_request(line: str) -> Request | Error | None:
             f"unusable request line: it is a JSON {json_kind(data)}, but each line "
             'should be an object, such as {"op":"say","id":1,"text":"Hello."}',
         )
-    request_id = data.get("id")
     op = data.get("op")
+    if op == "quit":
+        return Quit()
+    request_id = data.get("id")
+    if not _usable_id(request_id):
+        return Error(
+            None,
+            f"unusable request id: it is {_id_kind(request_id)}, but an id must be a string, "
+            "a finite number or null, such as 1",
+        )
     if op == "say":
         text = str(data.get("text") or "").strip()
         if not text:
@@ -209,12 +218,25 @@ def decode_request(line: str) -> Request | Error | None:
         return Pause(request_id)
     if op == "resume":
         return Resume(request_id)
-    if op == "quit":
-        return Quit()
     known = ", ".join(OPS)
     if "op" not in data:
         return Error(request_id, f'the request has no "op"; use one of {known}')
     return Error(request_id, f"unknown op {show(op)}; use one of {known}")
+
+
+def _usable_id(value: object) -> bool:
+    """Whether `value` can be a request id: a string, a finite number or null. A nested
+    value is too deep for the encoder at some depth, and NaN or infinity are not JSON."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return value is None or (isinstance(value, str | int) and not isinstance(value, bool))
+
+
+def _id_kind(value: object) -> str:
+    if isinstance(value, float):
+        return "a number beyond the range of a float"
+    kind = json_kind(value)
+    return f"an {kind}" if kind in ("array", "object") else f"a {kind}"
 
 
 def decode_event(line: str) -> Event | None:

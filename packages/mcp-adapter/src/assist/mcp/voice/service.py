@@ -71,7 +71,7 @@ class _Line:
 
 
 def same_id(left: object, right: object) -> bool:
-    """Ids are any JSON value, compared strictly: 1, 1.0 and true are three different ids."""
+    """Ids are compared strictly, as JSON values: 1 and 1.0 are two different ids."""
     return type(left) is type(right) and left == right
 
 
