@@ -153,6 +153,15 @@ def test_a_non_string_op_is_named_in_the_refusal():
     assert isinstance(reply, Error) and "12" in reply.message
 
 
+def test_a_line_read_as_bytes_must_be_utf_8_or_it_is_refused_with_a_null_id():
+    assert decode_request('{"op":"say","id":1,"text":"Café"}\r\n'.encode()) == Say(1, "Café")
+    for raw in (b"\xff\xfe\x80 not utf8\n", b'{"op":"say","id":6,"text":"\xc3"}\n'):
+        reply = decode_request(raw)
+        assert isinstance(reply, Error) and reply.id is None, raw
+        assert "request line is not UTF-8" in reply.message and "byte" in reply.message
+    assert decode_request(b" \r\n") is None
+
+
 def test_blank_lines_are_skipped():
     for line in ("", "   ", "\n", "\t\r\n"):
         assert decode_request(line) is None

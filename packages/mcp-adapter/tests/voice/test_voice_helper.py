@@ -233,6 +233,24 @@ def test_bad_lines_each_get_an_error_in_order_and_the_next_say_is_still_spoken(
     assert helper.exit_status() == 0
 
 
+def test_a_line_that_is_not_utf_8_is_refused_and_nothing_of_it_is_spoken(
+    start_helper: StartHelper,
+) -> None:
+    helper = start_helper("--engine", "espeak", "--no-play")
+    helper.ready()
+    assert helper.process.stdin is not None
+    helper.process.stdin.write(b'{"op":"say","id":1,"text":"\xc3"}\n\xff\xfe not text\n')
+    helper.say(2, "Still here.")
+    for _ in range(2):
+        refused = helper.event()
+        assert refused["event"] == "error" and refused["id"] is None, refused
+        assert "not UTF-8" in refused["message"]
+    assert [(e["event"], e["id"]) for e in (helper.event(), helper.event())] == [
+        ("speaking", 2),
+        ("done", 2),
+    ]
+
+
 def test_an_engine_error_fails_only_its_line_and_the_helper_keeps_serving(
     start_helper: StartHelper,
 ) -> None:

@@ -172,12 +172,22 @@ def audio_seconds(samples: int, sample_rate: int) -> float:
     return round(samples / sample_rate, AUDIO_DECIMALS)
 
 
-def decode_request(line: str) -> Request | Error | None:
-    """What a line on the helper's stdin asks for.
+def decode_request(line: str | bytes) -> Request | Error | None:
+    """What a line on the helper's stdin asks for, as text or as the bytes read.
 
     None for a blank line (skip it). A line that cannot be served gives the `Error` event
-    to send back, with the request's id when there is one.
+    to send back, with the request's id when there is one. Bytes must be UTF-8: replacing
+    what is not would speak U+FFFD as silence, or blame the JSON for the encoding.
     """
+    if isinstance(line, bytes):
+        try:
+            line = line.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return Error(
+                None,
+                f"the request line is not UTF-8 ({error.reason} at byte {error.start}); "
+                'send each request as UTF-8 JSON, such as {"op":"say","id":1,"text":"Hello."}',
+            )
     if not line.strip():
         return None
     try:

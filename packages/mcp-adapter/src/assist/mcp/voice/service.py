@@ -281,7 +281,7 @@ def read_requests(lines: Iterable[bytes], service: Service) -> None:
     """The reader thread: decode each stdin line and hand it over, until quit or EOF."""
     try:
         for raw in lines:
-            request = decode_request(raw.decode("utf-8", errors="replace").rstrip("\r\n"))
+            request = decode_request(raw)
             if request is not None and not service.receive(request):
                 return
     except (OSError, ValueError) as error:
