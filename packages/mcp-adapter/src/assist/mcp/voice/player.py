@@ -3,8 +3,9 @@
 Behaviour 8.5. The speakers are a sounddevice `OutputStream(samplerate, channels=1,
 dtype="float32")` started at open. `play` puts a chunk on a queue and a daemon thread writes
 queued chunks to the stream, so the engine makes the next sentence while this one sounds.
-`wait` blocks until the queue is drained; `close` queues a sentinel, joins the writer, then
-stops and closes the stream.
+`wait` blocks until the queue is drained, or fails the line once the device has taken nothing
+for STALL_S while not paused; `close` queues a sentinel, joins the writer, then stops and
+closes the stream.
 
 `cut` (ours, for the helper's `stop`) drops the queued chunks, halts the chunk being written
 and reports the samples of this line handed to the device so far. The writer takes audio in
@@ -56,6 +57,10 @@ most this long for the writer, on top of the stream's own latency."""
 CUT_WAIT_S = 1.0
 """Longest a cut waits for the step being written; a stalled device must not stall the
 reader thread that asked for the cut."""
+
+STALL_S = 10.0
+"""Longest a line waits for a device that takes no audio while the line is not paused: a
+stalled device fails the line (`PlaybackFailed`) rather than holding every later say."""
 
 CLOSE_WAIT_S = 5.0
 """Longest `close` waits for the writer thread to finish (behaviour 8.5)."""
@@ -162,6 +167,7 @@ class SpeakerPlayer:
         self._paused = False
         self._holding = False  # the writer waits, paused, between two blocks
         self._samples = 0
+        self._moved = time.monotonic()  # when the device last took a step, or the line resumed
         self._failure: Exception | None = None
         self._writer = threading.Thread(
             target=self._write_queued, name="assist-voice-player", daemon=True
@@ -171,6 +177,7 @@ class SpeakerPlayer:
     def begin(self) -> None:
         with self._changed:
             self._samples = 0
+            self._moved = time.monotonic()
             self._cut = False
             self._paused = False
             self._failure = None
@@ -184,9 +191,12 @@ class SpeakerPlayer:
 
     def wait(self) -> int:
         with self._changed:
-            self._changed.wait_for(
-                lambda: self._cut or self._failure is not None or not self._pending()
-            )
+            while not self._changed.wait_for(
+                lambda: self._cut or self._failure is not None or not self._pending(),
+                timeout=STALL_S,
+            ):
+                if not self._paused and time.monotonic() - self._moved >= STALL_S:
+                    raise PlaybackFailed(f"the audio output took no audio for {STALL_S:g} s")
             if self._failure is not None:
                 raise PlaybackFailed(f"the audio output failed while playing: {self._failure}")
             return self._samples
@@ -211,6 +221,7 @@ class SpeakerPlayer:
     def resume(self) -> int:
         with self._changed:
             self._paused = False
+            self._moved = time.monotonic()
             self._changed.notify_all()
             return self._samples
 
@@ -304,6 +315,7 @@ class SpeakerPlayer:
             written += len(step)
             with self._changed:
                 self._samples += len(step)
+                self._moved = time.monotonic()
         return written
 
     def _free_s(self) -> float:

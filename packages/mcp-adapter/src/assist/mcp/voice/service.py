@@ -10,7 +10,8 @@ A `stop` is acted on as soon as it is read. A queued say leaves the queue and is
 at once; the main thread ends its generation when the engine next yields and answers `stopped`
 with the audio handed to the device before the cut. A `stop` for any other id is ignored: its
 say has had, or is about to have, its last event. `quit` (or EOF) ends reading at once; what
-was read before it is still handled.
+was read before it is still handled, except that a paused line is ended as a `stop` would end
+it: nothing can resume it any more, and the helper would never exit.
 
 `pause` and `resume` (ours, 16.3) are acted on as soon as read too, for the say being handled
 only: `pause` holds its playback where it is (the engine goes on generating behind it) and is
@@ -102,7 +103,10 @@ class Service:
     # The reader thread's side.
 
     def receive(self, request: Say | Stop | Pause | Resume | Quit | Error) -> bool:
-        """Take one decoded request; False once reading must stop (`quit`)."""
+        """Take one decoded request; False once reading must stop (`quit`), after which the
+        reader ends the input (`end_of_input`)."""
+        if isinstance(request, Quit):
+            return False
         if isinstance(request, Stop):
             self._stop(request.id)
             return True
@@ -110,13 +114,17 @@ class Service:
             self._hold(request.id, isinstance(request, Pause))
             return True
         with self._changed:
-            self._queue.append(None if isinstance(request, Quit) else request)
+            self._queue.append(request)
             self._changed.notify_all()
-        return not isinstance(request, Quit)
+        return True
 
     def end_of_input(self) -> None:
-        """Stdin closed: handle what was read, then finish."""
+        """`quit` or EOF: handle what was read, then finish. No `resume` can come any more, so
+        a paused line is ended as a `stop` would end it."""
         with self._changed:
+            line = self._current
+            if line is not None and line.paused:
+                self._stop(line.say.id)
             self._queue.append(None)
             self._changed.notify_all()
 
