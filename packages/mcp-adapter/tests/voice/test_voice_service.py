@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
-from assist.core.protocol import Message, Paused, Speaking, Stopped
+from assist.core.protocol import Done, Message, Paused, Resumed, Speaking, Stopped
 from assist.mcp.voice import player as player_module
 from assist.mcp.voice.player import PlaybackFailed, SpeakerPlayer
 from assist.mcp.voice.service import Service, read_requests
@@ -69,7 +69,8 @@ def ramp(seconds: float) -> np.ndarray:
 
 class Engine:
     """Says each text as the audio `lines` gives it, one chunk, at the player's rate; a text
-    in `failing` raises. `gate`, when given, holds every line's first chunk until it is set."""
+    in `failing` raises. `gate`, when given, holds every line's chunk until it is set; `asked`
+    is set once any line has been asked for."""
 
     name = "fake"
     sample_rate = RATE
@@ -83,8 +84,10 @@ class Engine:
         self._lines = lines
         self._failing = failing
         self._gate = gate
+        self.asked = threading.Event()
 
     def stream(self, text: str, emotion: str) -> Iterator[np.ndarray]:
+        self.asked.set()
         if text in self._failing:
             raise RuntimeError(f"cannot say {text}")
         if self._gate is not None:
@@ -164,6 +167,74 @@ def test_quit_or_end_of_input_ends_a_paused_line_as_a_stop_would_and_the_helper_
         ("Paused", paused.audio_s),
         ("Stopped", paused.audio_s),
     ]
+
+
+def read_so_far(helper: Running) -> None:
+    """Wait until the reader has handled every line sent: a stop for a queued say is
+    answered by the reader itself, as soon as it reads it."""
+    helper.send(op="say", id="mark", text="marker")
+    helper.send(op="stop", id="mark")
+    helper.events.next(Stopped, "mark")
+
+
+def test_a_say_paused_while_queued_behind_the_helpers_own_lines_starts_paused_and_resumes_whole(
+    start: Callable[..., Running],
+) -> None:
+    gate = threading.Event()
+    audio = ramp(0.3)
+    engine = Engine({"Hello.": ramp(0.1), "answer": audio}, gate=gate)
+    helper = start(engine, prepare=(("Hello.", "neutral"),))
+    assert engine.asked.wait(WAIT_S)  # the greeting is being prepared
+    helper.send(op="say", id=1, text="answer")
+    helper.send(op="pause", id=1)  # an onset in the line's first moment
+    read_so_far(helper)
+    gate.set()
+    paused = helper.events.next(Paused, 1)
+    assert isinstance(paused, Paused) and paused.audio_s == 0.0
+    helper.events.next(Speaking, 1)
+    assert helper.stream.samples() == 0  # nothing of it reaches the device while paused
+    helper.send(op="resume", id=1)
+    helper.events.next(Done, 1)
+    helper.close_stdin()
+    assert helper.finished()
+    assert helper.events.of(1) == [
+        ("Paused", 0.0),
+        ("Speaking", None),
+        ("Resumed", 0.0),
+        ("Done", round(len(audio) / RATE, 3)),
+    ]
+    assert np.array_equal(np.concatenate(helper.stream.written), audio)  # whole, from sample 0
+
+
+def test_a_resume_for_a_queued_say_forgets_its_pause(start: Callable[..., Running]) -> None:
+    gate = threading.Event()
+    helper = start(Engine({"first": ramp(0.1), "second": ramp(0.1)}, gate=gate))
+    helper.send(op="say", id=1, text="first")
+    helper.send(op="say", id=2, text="second")
+    helper.send(op="pause", id=2)
+    helper.send(op="resume", id=2)
+    read_so_far(helper)
+    gate.set()
+    helper.close_stdin()
+    assert helper.finished()
+    assert [kind for kind, _ in helper.events.of(2)] == ["Speaking", "Done"]
+
+
+def test_end_of_input_ends_a_say_paused_before_it_began_and_plays_the_rest(
+    start: Callable[..., Running],
+) -> None:
+    gate = threading.Event()
+    helper = start(Engine({"first": ramp(0.1), "second": ramp(0.1)}, gate=gate))
+    helper.send(op="say", id=1, text="first")
+    helper.send(op="say", id=2, text="second")
+    helper.send(op="pause", id=2)
+    read_so_far(helper)
+    helper.close_stdin()
+    helper.events.next(Stopped, 2)
+    gate.set()
+    assert helper.finished()
+    assert helper.events.of(2) == [("Stopped", 0.0)]
+    assert [kind for kind, _ in helper.events.of(1)] == ["Speaking", "Done"]
 
 
 class StalledStream(PacedStream):

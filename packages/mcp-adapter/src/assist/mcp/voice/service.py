@@ -13,11 +13,14 @@ say has had, or is about to have, its last event. `quit` (or EOF) ends reading a
 was read before it is still handled, except that a paused line is ended as a `stop` would end
 it: nothing can resume it any more, and the helper would never exit.
 
-`pause` and `resume` (ours, 16.3) are acted on as soon as read too, for the say being handled
-only: `pause` holds its playback where it is (the engine goes on generating behind it) and is
-answered `paused`; `resume` goes on from the sample where it paused and is answered `resumed`.
-Each carries the audio handed to the device so far. A pause of a line already paused, a resume
-of one playing, and either for any other id are ignored; a `stop` cuts a paused line as any.
+`pause` and `resume` (ours, 16.3) are acted on as soon as read too: `pause` holds the playback
+of the say being handled where it is (the engine goes on generating behind it) and is answered
+`paused`; `resume` goes on from the sample where it paused and is answered `resumed`. Each
+carries the audio handed to the device so far. A pause for a queued say is remembered, and that
+line starts paused (answered `paused` with no audio when it becomes the say being handled), as
+a line can be interrupted from its first second, even while the helper prepares its own lines;
+a resume for it forgets the pause. A pause of a line already paused, a resume of one playing,
+and either for any other id are ignored; a `stop` cuts a paused line as any.
 
 Each say gets exactly one last event: `done`, `stopped` or `error`, sent only after its WAV (with
 `--save-dir`) is complete.
@@ -99,6 +102,7 @@ class Service:
         self._changed = threading.Condition()
         self._queue: deque[Say | Error | None] = deque()  # None: nothing more will be read
         self._current: _Line | None = None
+        self._paused_ahead: list[object] = []  # ids of queued says paused before they began
 
     # The reader thread's side.
 
@@ -122,9 +126,11 @@ class Service:
         """`quit` or EOF: handle what was read, then finish. No `resume` can come any more, so
         a paused line is ended as a `stop` would end it."""
         with self._changed:
-            line = self._current
-            if line is not None and line.paused:
-                self._stop(line.say.id)
+            held = list(self._paused_ahead)
+            if self._current is not None and self._current.paused:
+                held.append(self._current.say.id)
+            for request_id in held:
+                self._stop(request_id)
             self._queue.append(None)
             self._changed.notify_all()
 
@@ -141,19 +147,31 @@ class Service:
                 else:
                     kept.append(item)
             self._queue = kept
+            self._forget_pause(request_id)
 
     def _hold(self, request_id: object, pause: bool) -> None:
-        """Pause or resume the say being handled, if it is `request_id` and not yet so."""
+        """Pause or resume the say being handled, if it is `request_id` and not yet so; for a
+        queued say, remember or forget the pause it is to start with."""
         with self._changed:
             line = self._current
-            if line is None or line.cancelled or not same_id(line.say.id, request_id):
+            if line is not None and not line.cancelled and same_id(line.say.id, request_id):
+                if line.paused != pause:
+                    line.paused = pause
+                    samples = self._player.pause() if pause else self._player.resume()
+                    event = Paused if pause else Resumed
+                    self._output.emit(event(id=line.say.id, audio_s=self._seconds(samples)))
                 return
-            if line.paused == pause:
-                return
-            line.paused = pause
-            samples = self._player.pause() if pause else self._player.resume()
-            event = Paused if pause else Resumed
-            self._output.emit(event(id=line.say.id, audio_s=self._seconds(samples)))
+            if any(isinstance(item, Say) and same_id(item.id, request_id) for item in self._queue):
+                self._forget_pause(request_id)
+                if pause:
+                    self._paused_ahead.append(request_id)
+
+    def _forget_pause(self, request_id: object) -> bool:
+        """Drop the pause remembered for queued say `request_id`; whether there was one."""
+        kept = [held for held in self._paused_ahead if not same_id(held, request_id)]
+        forgotten = len(kept) < len(self._paused_ahead)
+        self._paused_ahead = kept
+        return forgotten
 
     # The main thread's side.
 
@@ -202,6 +220,9 @@ class Service:
                 return item
             self._current = _Line(item)
             self._player.begin()
+            if self._forget_pause(item.id):
+                self._current.paused = True
+                self._output.emit(Paused(id=item.id, audio_s=self._seconds(self._player.pause())))
             return self._current
 
     def _say(self, line: _Line) -> None:
