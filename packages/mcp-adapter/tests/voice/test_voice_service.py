@@ -237,6 +237,22 @@ def test_end_of_input_ends_a_say_paused_before_it_began_and_plays_the_rest(
     assert [kind for kind, _ in helper.events.of(1)] == ["Speaking", "Done"]
 
 
+def test_an_own_line_the_engine_fails_on_is_skipped_and_the_helper_keeps_serving(
+    start: Callable[..., Running], caplog: pytest.LogCaptureFixture
+) -> None:
+    engine = Engine({"Hello.": ramp(0.05), "answer": ramp(0.05)}, failing=("Goodbye.",))
+    prepare = (("Goodbye.", "neutral"), ("Hello.", "neutral"))
+    helper = start(engine, prepare=prepare)
+    assert engine.asked.wait(WAIT_S)
+    helper.send(op="say", id=1, text="answer")
+    helper.send(op="say", id=2, text="Goodbye.")
+    helper.close_stdin()
+    assert helper.finished()
+    assert [kind for kind, _ in helper.events.of(1)] == ["Speaking", "Done"]
+    assert helper.events.of(2) == [("Error", None)]
+    assert "could not prepare 'Goodbye.': RuntimeError: cannot say Goodbye." in caplog.text
+
+
 class StalledStream(PacedStream):
     """A device that takes one write and then never returns from the next until released."""
 

@@ -188,23 +188,36 @@ class Service:
                 self._say(item)
 
     def _prepare_while_idle(self) -> None:
-        """Render the lines to prepare until one is done each time, or a request comes."""
+        """Render the lines to prepare until one is done each time, or a request comes. A line
+        the engine fails on is skipped: it is only a head start, and a say of it later gets
+        the engine's error as any say would."""
         while self._to_prepare and not self._queue:
             text, tone = self._to_prepare[0]
             if self._memory.recall(text, tone) is None:
-                made: list[np.ndarray] = []
-                produced: Iterable[Any] = self._engine.stream(text, tone)
                 try:
-                    for audio in produced:
-                        made.append(np.array(audio, dtype=np.float32).reshape(-1))
-                        if self._queue:
-                            return  # a request came: serve it, prepare this line later
-                finally:
-                    close = getattr(produced, "close", None)
-                    if close is not None:
-                        close()
-                self._memory.keep(text, tone, [chunk for chunk in made if chunk.size])
+                    made = self._render_until_asked(text, tone)
+                except Exception as error:
+                    log.warning(f"could not prepare {text!r}: {type(error).__name__}: {error}")
+                else:
+                    if made is None:
+                        return  # a request came: serve it, prepare this line later
+                    self._memory.keep(text, tone, made)
             self._to_prepare.popleft()
+
+    def _render_until_asked(self, text: str, tone: str) -> list[np.ndarray] | None:
+        """The line's audio, or None if a request came before it was all made."""
+        made: list[np.ndarray] = []
+        produced: Iterable[Any] = self._engine.stream(text, tone)
+        try:
+            for audio in produced:
+                made.append(np.array(audio, dtype=np.float32).reshape(-1))
+                if self._queue:
+                    return None
+        finally:
+            close = getattr(produced, "close", None)
+            if close is not None:
+                close()
+        return [chunk for chunk in made if chunk.size]
 
     def remembers(self, text: str, tone: str) -> bool:
         """Whether the line would start from memory (for tests and measurement)."""
