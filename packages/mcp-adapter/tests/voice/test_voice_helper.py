@@ -373,6 +373,24 @@ def test_a_stop_cuts_a_paused_line(start_helper: StartHelper) -> None:
     assert helper.event() == {"event": "stopped", "id": 1, "audio_s": paused["audio_s"]}
 
 
+@pytest.mark.parametrize("ending", ["quit", "end of input"])
+def test_quit_or_end_of_input_while_a_line_is_paused_stops_it_and_the_helper_exits(
+    start_helper: StartHelper, ending: str
+) -> None:
+    helper = start_helper("--engine", "espeak", device=True)
+    helper.ready()
+    helper.say(1, LONG_TEXT)
+    assert helper.event()["event"] == "speaking"
+    helper.send({"op": "pause", "id": 1})
+    paused = helper.event()
+    assert paused["event"] == "paused"
+    if ending == "quit":
+        helper.send({"op": "quit"})
+    helper.close_stdin()
+    assert helper.exit_status() == 0
+    assert helper.remaining_events() == [{"event": "stopped", "id": 1, "audio_s": paused["audio_s"]}]
+
+
 def test_a_stop_for_a_queued_say_answers_it_at_once_with_no_audio_and_other_ids_are_ignored(
     start_helper: StartHelper,
 ) -> None:
