@@ -388,7 +388,9 @@ def test_quit_or_end_of_input_while_a_line_is_paused_stops_it_and_the_helper_exi
         helper.send({"op": "quit"})
     helper.close_stdin()
     assert helper.exit_status() == 0
-    assert helper.remaining_events() == [{"event": "stopped", "id": 1, "audio_s": paused["audio_s"]}]
+    assert helper.remaining_events() == [
+        {"event": "stopped", "id": 1, "audio_s": paused["audio_s"]}
+    ]
 
 
 def test_a_stop_for_a_queued_say_answers_it_at_once_with_no_audio_and_other_ids_are_ignored(

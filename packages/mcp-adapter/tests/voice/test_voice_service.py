@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterator
 
 import numpy as np
 import pytest
-from assist.core.protocol import Done, Message, Paused, Resumed, Speaking, Stopped
+from assist.core.protocol import Done, Message, Paused, Speaking, Stopped
 from assist.mcp.voice import player as player_module
 from assist.mcp.voice.player import PlaybackFailed, SpeakerPlayer
 from assist.mcp.voice.service import Service, read_requests
@@ -42,9 +42,7 @@ class Events:
         """The first event of `kind` for `request_id`, waiting for it up to WAIT_S."""
 
         def found() -> Message | None:
-            return next(
-                (m for m in self.sent if isinstance(m, kind) and m.id == request_id), None
-            )
+            return next((m for m in self.sent if isinstance(m, kind) and m.id == request_id), None)
 
         with self._changed:
             assert self._changed.wait_for(lambda: found() is not None, WAIT_S), self.sent
@@ -290,4 +288,3 @@ def test_a_device_that_takes_no_audio_fails_the_line_instead_of_holding_it_for_e
         player.close()
     assert isinstance(outcome, PlaybackFailed), outcome
     assert "took no audio" in str(outcome)
-
