@@ -101,7 +101,7 @@ def test_a_word_between_notes_is_still_a_word(
     assert not is_backchannel(" ".join([*before, note, words, after]))
 
 
-def test_the_peek_prompt_tells_of_a_cough_and_a_throat_cleared_then_each_backchannel_as_a_sentence() -> None:
+def test_the_peek_prompt_tells_of_two_sounds_then_each_backchannel_as_a_sentence() -> None:
     assert PEEK_NOTES == ("(coughs)", "(clears throat)")
     told = "(coughs) (clears throat) Mm-hm. I see. Okay."
     assert peek_prompt(["mm-hm", " I see ", "", "okay"]) == told
