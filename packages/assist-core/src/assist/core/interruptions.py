@@ -63,9 +63,9 @@ PEEK_NOTES = ("(coughs)", "(clears throat)")
 of a cough through the PulseAudio room ("Alright.", "One more.", "I don't know."); told, it
 writes "(coughs)" for some of them. Offline on two echo sets' 60 paused sounds through that
 room, the coughs whose looks stopped the line went from 6 of 20 to 4, no backchannel moved
-and every interruption still stopped. Told of a throat cleared too, on six sets' 178 sounds
-the coughs that stopped went from 10 of 60 to 6, the backchannels from 3 of 59 to 2, and the
-same 59 interruptions stopped (benchmarks/README.md)."""
+and every interruption still stopped. Told of a throat cleared too, on six sets' 180 sounds
+the coughs that stopped went from 10 of 60 to 6, the backchannels from 3 of 60 to 2, and all
+60 interruptions still stopped (benchmarks/README.md)."""
 
 Action = Literal["pause", "stop", "resume"]
 
