@@ -29,6 +29,8 @@ LINE = (
     "people have finished work."
 )
 USER = "Wait, stop, what about the weather?"
+ARRIVE_S = 10.0
+"""Longest a test waits for a datagram to reach the ring: far over its time on a busy machine."""
 FILTERS = pytest.mark.parametrize("kind", [Aec3Filter, SpeexFilter], ids=["aec3", "speex"])
 
 
@@ -99,20 +101,67 @@ def test_the_socket_takes_reference_blocks_and_drops_whatever_else_arrives(
     sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
     try:
         block = np.arange(800, dtype="<i2")
-        for bad in (b"", b"junk", encode(5.0, 1, b"\0"), encode(float("nan"), 1, b"\0\0")):
+        now = time.monotonic()
+        for bad in (b"", b"junk", encode(now, 1, b"\0"), encode(float("nan"), 1, b"\0\0")):
             sender.sendto(bad, str(path))
-        sender.sendto(encode(5.0, 1, b"\0\0" * (MAX_SAMPLES + 1)), str(path))
-        sender.sendto(encode(5.0, 1, block.tobytes()), str(path))
-        deadline = time.monotonic() + 10
-        while ring.last_end is None and time.monotonic() < deadline:
-            time.sleep(0.01)
-        assert np.array_equal(ring.take(5.0, 800), block)
+        sender.sendto(encode(now, 1, b"\0\0" * (MAX_SAMPLES + 1)), str(path))
+        sender.sendto(encode(now, 1, block.tobytes()), str(path))
+        assert ring.wait_for(now, ARRIVE_S)
+        assert np.array_equal(ring.take(now, 800), block)
         assert ring.timeline == 1
         assert reference.dropped == 5
     finally:
         sender.close()
         reference.close()
     assert not path.exists()
+
+
+@pytest.mark.parametrize("off_s", [-86_400.0, -4.5, 4.5, 86_400.0, 1e300])
+def test_a_block_stamped_further_from_now_than_the_ring_holds_is_dropped_and_counted(
+    tmp_path: Path, off_s: float
+) -> None:
+    """A bad stamp a day ahead would hold the voice playing all day (the user's words
+    zeroed); one far enough out overflowed the sample number and ended the reader."""
+    path = tmp_path / "ref.sock"
+    ring = ReferenceRing()
+    reference = ReferenceSocket(path, ring)
+    sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        sound = np.full(800, 1000, "<i2").tobytes()
+        sender.sendto(encode(time.monotonic() + off_s, 2, sound), str(path))
+        now = time.monotonic()
+        sender.sendto(encode(now, 1, np.zeros(800, "<i2").tobytes()), str(path))
+        assert ring.wait_for(now, ARRIVE_S)  # the reader goes on after it
+        assert reference.dropped == 1
+        assert ring.last_sound is None and ring.timeline == 1
+    finally:
+        sender.close()
+        reference.close()
+
+
+def test_a_datagram_the_ring_cannot_take_is_dropped_and_the_reader_goes_on(
+    tmp_path: Path,
+) -> None:
+    class Failing(ReferenceRing):
+        def add(self, sounds_at: float, samples: np.ndarray, timeline: int = 0) -> None:
+            if timeline == 2:
+                raise ValueError("a block the ring cannot take")
+            super().add(sounds_at, samples, timeline)
+
+    path = tmp_path / "ref.sock"
+    ring = Failing()
+    reference = ReferenceSocket(path, ring)
+    sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        sound = np.full(800, 1000, "<i2").tobytes()
+        now = time.monotonic()
+        sender.sendto(encode(now, 2, sound), str(path))
+        sender.sendto(encode(now, 1, sound), str(path))
+        assert ring.wait_for(now, ARRIVE_S)
+        assert reference.dropped == 1
+    finally:
+        sender.close()
+        reference.close()
 
 
 def test_with_nothing_played_the_canceller_leaves_frames_untouched() -> None:

@@ -3,6 +3,8 @@
 The voice helper sends each block it plays as a datagram (`assist.core.echo_reference`) to a
 socket the listener binds; a thread puts the block into a ring of REFERENCE_S of 16 kHz samples,
 each slot marked with the absolute sample number (the time it sounds, times 16000) it holds.
+A datagram that is no block, or stamped further from now than the ring holds, is dropped and
+counted: one bad datagram never stops the reader nor holds the voice playing.
 The helper sends silence between lines too, so the reference is whole up to `last_end`: the
 canceller waits a little for a span still to come rather than take it for silence. It asks
 for the reference over the same span as a capture frame: slots whose mark is not that sample
@@ -21,6 +23,7 @@ import contextlib
 import os
 import socket
 import threading
+import time
 from pathlib import Path
 
 import numpy as np
@@ -48,6 +51,11 @@ class ReferenceRing:
         """When the latest block that was not silence stops sounding."""
         self.timeline = 0
         """The timeline of the latest block received (`assist.core.echo_reference`)."""
+
+    @property
+    def seconds(self) -> float:
+        """How much reference the ring holds."""
+        return len(self._samples) / RATE_HZ
 
     def add(self, sounds_at: float, samples: np.ndarray, timeline: int = 0) -> None:
         """A block (int16) whose first sample sounds at `sounds_at` (monotonic seconds)."""
@@ -89,7 +97,7 @@ class ReferenceSocket:
         self.ring = ring
         self.link = link
         self.dropped = 0
-        """Datagrams that did not read as a reference block."""
+        """Datagrams that did not read as a reference block, or whose stamp was not one."""
         with contextlib.suppress(FileNotFoundError):
             os.unlink(path)  # a private path: what is there is a dead listener's
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -127,9 +135,24 @@ class ReferenceSocket:
                 continue
             except OSError:
                 return
-            block = decode(datagram)
-            if block is None:
+            try:
+                taken = self._take(datagram)
+            except Exception:  # one datagram the ring cannot take costs itself, not the reader
+                taken = False
+            if not taken:
                 self.dropped += 1
-                continue
-            sounds_at, timeline, pcm = block
-            self.ring.add(sounds_at, np.frombuffer(pcm, dtype="<i2"), timeline)
+
+    def _take(self, datagram: bytes) -> bool:
+        """Put the datagram's block into the ring; False if it is none. A block stamped
+        further from now than the ring holds is a bad stamp: ahead, it would overwrite
+        reference still to be asked for and keep the voice playing until its time (a day
+        ahead: the user unheard all day); behind, it is older than any reference kept; and
+        far enough out its sample number overflows."""
+        block = decode(datagram)
+        if block is None:
+            return False
+        sounds_at, timeline, pcm = block
+        if abs(sounds_at - time.monotonic()) > self.ring.seconds:
+            return False
+        self.ring.add(sounds_at, np.frombuffer(pcm, dtype="<i2"), timeline)
+        return True
