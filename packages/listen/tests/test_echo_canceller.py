@@ -46,6 +46,19 @@ def test_the_ring_gives_back_each_sample_at_the_time_it_sounds_and_silence_elsew
     assert np.all(ring.take(11.0, 800) == 7)
 
 
+def test_the_ring_keeps_the_timeline_of_the_newest_stamps_whatever_arrives_late() -> None:
+    """A late or repeated datagram of an earlier timeline turned it back, and each flip made
+    the canceller relearn and distrust its filter."""
+    ring = ReferenceRing()
+    ring.add(10.0, np.zeros(800, np.int16), timeline=1)
+    ring.add(11.0, np.zeros(800, np.int16), timeline=2)  # the device ran dry, then played on
+    ring.add(10.0, np.zeros(800, np.int16), timeline=1)  # late, or sent twice
+    assert ring.timeline == 2
+    assert ring.last_end == pytest.approx(11.05)
+    ring.add(11.05, np.zeros(800, np.int16), timeline=3)
+    assert ring.timeline == 3
+
+
 @given(
     st.lists(st.tuples(st.integers(0, 40_000), st.integers(1, 1_000)), min_size=1, max_size=20),
     st.integers(0, 40_000),

@@ -50,7 +50,9 @@ class ReferenceRing:
         self.last_sound: float | None = None
         """When the latest block that was not silence stops sounding."""
         self.timeline = 0
-        """The timeline of the latest block received (`assist.core.echo_reference`)."""
+        """The timeline of the block that ends last (`assist.core.echo_reference`): a late or
+        repeated datagram of an earlier timeline does not turn it back, which would make the
+        canceller relearn and lose its trust twice over."""
 
     @property
     def seconds(self) -> float:
@@ -65,9 +67,9 @@ class ReferenceRing:
         with self._lock:
             self._samples[slots] = samples
             self._marks[slots] = positions
-            self.timeline = timeline
             end = sounds_at + len(samples) / RATE_HZ
-            self.last_end = end if self.last_end is None else max(self.last_end, end)
+            if self.last_end is None or end >= self.last_end:
+                self.last_end, self.timeline = end, timeline
             if np.any(samples):
                 self.last_sound = end if self.last_sound is None else max(self.last_sound, end)
             self._arrived.notify_all()
