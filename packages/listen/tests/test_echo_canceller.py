@@ -411,7 +411,7 @@ def test_words_said_once_the_echo_has_rung_out_pass_untouched(
 @FILTERS
 def test_a_helper_that_stops_sending_costs_one_wait_not_one_per_frame(kind: type[Filter]) -> None:
     """Frames after the reference stopped coming (the helper died or hung) wait for it once,
-    then go on at once, until a block arrives again."""
+    then go on at once, until the reference reaches the frame that waited."""
 
     class CountingRing(ReferenceRing):
         waits = 0
@@ -426,9 +426,34 @@ def test_a_helper_that_stops_sending_costs_one_wait_not_one_per_frame(kind: type
     for number in range(20):
         canceller.cancel(frame, 100.06 + number * 0.032)
     assert CountingRing.waits == 1
-    canceller.ring.add(100.05, np.full(800, 1000, np.int16))  # it is back
+    canceller.ring.add(100.75, np.full(800, 1000, np.int16))  # it is back
     canceller.cancel(frame, 100.8)
     assert CountingRing.waits == 2
+
+
+@FILTERS
+def test_stamps_behind_the_capture_clock_cost_one_wait_per_stretch_they_lag_not_one_per_frame(
+    kind: type[Filter],
+) -> None:
+    """A helper whose stamps run 0.8 s behind the capture clock sends a block every frame,
+    none reaching the frame: each block reset the guard, every frame waited WAIT_S, and the
+    listener fell 0.7 s behind real time, its barge-in as late."""
+
+    class CountingRing(ReferenceRing):
+        in_vain = 0
+
+        def wait_for(self, until: float, within: float) -> bool:
+            there = super().wait_for(until, 0.001)
+            CountingRing.in_vain += not there
+            return there
+
+    canceller = EchoCanceller(CountingRing(), kind())
+    frame = np.zeros(512, np.float32)
+    for number in range(62):  # two seconds of capture
+        at = 100.0 + number * 0.032
+        canceller.ring.add(at - 0.8, np.zeros(512, np.int16))
+        canceller.cancel(frame, at)
+    assert CountingRing.in_vain == 3  # at 0 s, then each time the stamps reach that frame
 
 
 @FILTERS

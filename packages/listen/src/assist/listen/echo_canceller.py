@@ -51,6 +51,8 @@ the line the cancellation looks poor, and that is when barge-in must work.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from assist.core.echo_reference import RATE_HZ
 from assist.listen.echo_delay import MAX_LAG_S, echo_lag
@@ -143,10 +145,12 @@ class EchoCanceller:
         self._heard: list[np.ndarray] = []
         self._heard_from = 0.0
         self._timeline = 0
-        self._waited_in_vain: float | None = None
-        """The reference's end when a frame last waited for more in vain: a helper that died
-        or hung sends nothing more, and every frame waiting WAIT_S for it would put the
-        listener seconds behind (and overflow its capture queue)."""
+        self._waited_in_vain = -math.inf
+        """The end of the frame that last waited for its reference in vain: no frame waits
+        again until the reference reaches it. A helper that died or hung sends nothing more,
+        and one whose stamps run behind the capture clock sends blocks that never cover the
+        frame; every frame waiting WAIT_S for them would put the listener seconds behind (and
+        overflow its capture queue), or as far behind as the stamps, with barge-in as late."""
         self.lag: float | None = None
         """Seconds the echo comes after its stamps (negative: before), as last found; None
         until found on this timeline."""
@@ -195,10 +199,12 @@ class EchoCanceller:
     def cancel(self, frame: np.ndarray, at: float) -> np.ndarray:
         """`frame` (float32) whose first sample was captured at `at` (monotonic seconds)."""
         ahead = at - (self._shift or 0.0) + LEAD_S  # where its echo is in the reference
+        until = ahead + len(frame) / RATE_HZ
         last = self.ring.last_end
-        alive = last is not None and last >= ahead - LIVE_S and last != self._waited_in_vain
-        if alive and not self.ring.wait_for(ahead + len(frame) / RATE_HZ, WAIT_S):
-            self._waited_in_vain = last  # not again until a block comes
+        # sounded within LIVE_S, and past the frame that last waited in vain
+        alive = last is not None and last >= max(ahead - LIVE_S, self._waited_in_vain)
+        if alive and not self.ring.wait_for(until, WAIT_S):
+            self._waited_in_vain = until
         self.playing = self.active(ahead)
         if not self.playing:
             self._heard, self._filtering = [], False
