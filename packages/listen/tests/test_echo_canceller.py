@@ -108,7 +108,9 @@ def test_the_socket_takes_reference_blocks_and_drops_whatever_else_arrives(
     tmp_path: Path,
 ) -> None:
     path = tmp_path / "ref.sock"
-    path.touch()  # a dead listener's leftover is replaced
+    dead = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    dead.bind(str(path))
+    dead.close()  # a killed listener's leftover, which nobody holds: replaced
     ring = ReferenceRing()
     reference = ReferenceSocket(path, ring)
     sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
@@ -127,6 +129,30 @@ def test_the_socket_takes_reference_blocks_and_drops_whatever_else_arrives(
         sender.close()
         reference.close()
     assert not path.exists()
+
+
+def test_a_socket_path_held_by_a_live_listener_or_not_a_socket_is_refused_and_left_alone(
+    tmp_path: Path,
+) -> None:
+    """Whatever was there was unlinked: a live listener's socket taken from it, a file at a
+    mistyped --echo-reference path deleted. The caller records on without cancellation."""
+    path = tmp_path / "ref.sock"
+    first = ReferenceSocket(path, ReferenceRing())
+    sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        with pytest.raises(OSError):
+            ReferenceSocket(path, ReferenceRing())
+        now = time.monotonic()
+        sender.sendto(encode(now, 1, np.zeros(800, "<i2").tobytes()), str(path))
+        assert first.ring.wait_for(now, ARRIVE_S)  # still the first listener's
+    finally:
+        sender.close()
+        first.close()
+    notes = tmp_path / "notes.txt"
+    notes.write_text("my meeting notes\n")
+    with pytest.raises(OSError):
+        ReferenceSocket(notes, ReferenceRing())
+    assert notes.read_text() == "my meeting notes\n"
 
 
 @pytest.mark.parametrize("off_s", [-86_400.0, -4.5, 4.5, 86_400.0, 1e300])

@@ -20,13 +20,16 @@ helper's reference there while it watches.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import socket
+import stat
 import threading
 import time
 from pathlib import Path
 
 import numpy as np
+from assist.app.private_sockets import answers
 from assist.core.echo_reference import RATE_HZ, decode
 
 REFERENCE_S = 4.0
@@ -100,19 +103,22 @@ class ReferenceSocket:
         self.link = link
         self.dropped = 0
         """Datagrams that did not read as a reference block, or whose stamp was not one."""
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(path)  # a private path: what is there is a dead listener's
+        _remove_dead(path)
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         try:
             self._socket.bind(str(path))
-            if link is not None:
-                link.unlink(missing_ok=True)
-                link.symlink_to(path)
         except OSError:
             self._socket.close()
-            with contextlib.suppress(OSError):
-                os.unlink(path)
             raise
+        if link is not None:
+            try:
+                link.unlink(missing_ok=True)
+                link.symlink_to(path)
+            except OSError:
+                self._socket.close()
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+                raise
         self._socket.settimeout(RECEIVE_LOOK_S)
         self._closed = threading.Event()
         self._thread = threading.Thread(target=self._read, name="echo reference", daemon=True)
@@ -158,3 +164,18 @@ class ReferenceSocket:
             return False
         self.ring.add(sounds_at, np.frombuffer(pcm, dtype="<i2"), timeline)
         return True
+
+
+def _remove_dead(path: Path) -> None:
+    """Remove a dead listener's socket at `path`, so it can be bound again. Anything else
+    there is refused (OSError) and left alone: a live listener's socket would be taken from
+    it, and a file at a mistyped path deleted."""
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return
+    if not stat.S_ISSOCK(found.st_mode):
+        raise FileExistsError(errno.EEXIST, "something other than a socket is there", str(path))
+    if answers(path):
+        raise OSError(errno.EADDRINUSE, "another listener holds it", str(path))
+    os.unlink(path)
