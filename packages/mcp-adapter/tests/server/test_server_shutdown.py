@@ -8,12 +8,17 @@ machine would make such a test fail for no fault of the server.
 
 from __future__ import annotations
 
+import fcntl
+import json
+import os
 import signal
+import subprocess
+import termios
 import time
 from pathlib import Path
 
 import pytest
-from mcp_harness import LiveMeeting, Place, RawServer, helper_pids
+from mcp_harness import ASSIST, LiveMeeting, Place, RawServer, helper_pids
 
 ENDINGS = {
     "SIGINT then SIGTERM 0.1 s later": (signal.SIGINT, signal.SIGTERM),
@@ -66,3 +71,53 @@ def test_without_a_watch_each_ending_exits_0_with_nothing_on_stdout(tmp_path: Pa
             server.kill()
         assert server.stray == []
         assert server.remaining_replies() == []
+
+
+@pytest.mark.parametrize("ending", ["EOF", "SIGTERM"])
+def test_a_client_that_stops_reading_stdout_does_not_keep_the_server_alive(
+    tmp_path: Path, ending: str
+) -> None:
+    place = Place(tmp_path)
+    place.configure()
+    process = subprocess.Popen(
+        [str(ASSIST), "mcp", "--no-play"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        env={**os.environ, **place.environment()},
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+        # The smallest pipe: one `tools/list` answer (some KB) cannot fit, so the server's
+        # writer is blocked once the pipe is full, and the client never reads it.
+        capacity = fcntl.fcntl(process.stdout.fileno(), fcntl.F_SETPIPE_SZ, 4096)
+        initialize = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw-test", "version": "1"},
+        }
+        _send(process, {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": initialize})
+        process.stdout.readline()  # the answer to `initialize`; no other is read
+        _send(process, {"jsonrpc": "2.0", "method": "notifications/initialized"})
+        _send(process, {"jsonrpc": "2.0", "id": 1, "method": "tools/list"})
+        deadline = time.monotonic() + 30
+        while _unread_bytes(process.stdout.fileno()) < capacity:
+            assert time.monotonic() < deadline, "the server never filled its stdout"
+            time.sleep(0.05)
+        if ending == "EOF":
+            process.stdin.close()
+        else:
+            process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=15) == 0
+    finally:
+        process.kill()
+        process.wait()
+
+
+def _unread_bytes(fd: int) -> int:
+    return int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, bytes(4)), "little")
+
+
+def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
+    assert process.stdin is not None
+    process.stdin.write(json.dumps(message).encode() + b"\n")
+    process.stdin.flush()

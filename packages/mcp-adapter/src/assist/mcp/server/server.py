@@ -51,7 +51,7 @@ from assist.core.settings import VoiceSettings
 from assist.mcp.installed import version
 from assist.mcp.server import progress, tools, wire
 from assist.mcp.server.session_tools import SessionTools
-from assist.mcp.server.transport import ProtocolStreams, Wire
+from assist.mcp.server.transport import FLUSH_S, ProtocolStreams, Wire
 from assist.mcp.server.watch import Watcher
 from assist.mcp.speech.supervisor import Voice, kill_all_helpers
 
@@ -217,7 +217,8 @@ async def serve(server: Server[Any], watcher: Watcher, channel: Wire) -> None:
 
     The signals stay caught until the teardown is over: a client that follows SIGINT with
     SIGTERM 0.1 s later (Claude Code does) must not kill the process half way through it, so
-    a second signal is received and left unread."""
+    a second signal is received and left unread. Once the SDK loop ends the wire has
+    `FLUSH_S` to write the last answers, so a client that stopped reading cannot hold the exit."""
     with anyio.open_signal_receiver(*SIGNALS) as received:
         async with anyio.create_task_group() as outer:
             watcher.run_teardowns_in(outer)
@@ -237,6 +238,7 @@ async def serve(server: Server[Any], watcher: Watcher, channel: Wire) -> None:
                 await server.run(
                     channel.sdk_read, channel.sdk_write, server.create_initialization_options()
                 )
+                inner.cancel_scope.deadline = anyio.current_time() + FLUSH_S
             outer.cancel_scope.cancel()
         with anyio.CancelScope(shield=True):
             await watcher.shutdown()

@@ -35,6 +35,9 @@ from mcp.shared.message import SessionMessage
 DRAIN_S = 5.0
 """After EOF, how long requests already read may take to be answered before the SDK loop
 stops; the watch is left first, so an open wait ends at once and only quick calls remain."""
+FLUSH_S = 2.0
+"""After the SDK loop ends, how long the last answers may take to reach stdout; a client that
+stopped reading never takes them, and must not keep the process alive."""
 
 
 class ProtocolStreams:
@@ -159,10 +162,15 @@ class Wire:
         await self._out_send.send(wire.encode_line(response))
 
     async def _write_lines(self) -> None:
+        """Each line to stdout from a worker thread. A client that stops reading fills the
+        pipe and blocks that thread for ever, so the write is abandoned on cancellation: the
+        teardown goes on and the process leaves without waiting for it (`process_exit`)."""
         async with self._out_receive:
             async for line in self._out_receive:
                 try:
-                    await anyio.to_thread.run_sync(_write_all, self._streams.output_fd, line)
+                    await anyio.to_thread.run_sync(
+                        _write_all, self._streams.output_fd, line, abandon_on_cancel=True
+                    )
                 except OSError as error:
                     log.warning(f"cannot write to stdout any more: {error}")
                     return
