@@ -6,7 +6,9 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import time
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 from typing import BinaryIO
@@ -375,6 +377,46 @@ def test_a_symlinked_raw_jsonl_is_refused_naming_it_as_a_symlink(tmp_path: Path)
     (ended(root, "s") / "raw.jsonl").symlink_to(elsewhere)
     with pytest.raises(SymlinkRefusal, match=r"raw\.jsonl .* is a symlink"):
         SessionStore(root).transcript("s", 0, time.time())
+
+
+def within_10_s(call: Callable[[], object]) -> object:
+    """`call`'s result, or a failure if it is still running after 10 s (it would hang for ever)."""
+    done: list[object] = []
+    worker = threading.Thread(target=lambda: done.append(call()), daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert not worker.is_alive(), "still blocked after 10 s"
+    return done[0] if done else None
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_a_raw_jsonl_that_is_a_fifo_is_refused_at_once_as_not_a_regular_file(
+    tmp_path: Path,
+) -> None:
+    os.mkfifo(ended(tmp_path, "s") / "raw.jsonl")
+    store = SessionStore(tmp_path)
+    outcome: list[str] = []
+
+    def read() -> None:
+        try:
+            store.transcript("s", 0, time.time())
+        except SessionRefusal as refusal:
+            outcome.append(str(refusal))
+
+    within_10_s(read)
+    assert len(outcome) == 1 and "raw.jsonl" in outcome[0] and "not a regular file" in outcome[0]
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs here")
+def test_session_files_that_are_fifos_leave_the_listing_with_their_defaults(
+    tmp_path: Path,
+) -> None:
+    folder = recording(tmp_path, "2026-01-01T0900-s")
+    for name in ("session.json", "status", "transcribing.lock"):
+        os.mkfifo(folder / name)
+    rows = within_10_s(lambda: SessionStore(tmp_path).rows(time.time()))
+    assert isinstance(rows, list) and len(rows) == 1
+    assert (rows[0]["name"], rows[0]["error"], rows[0]["tags"]) == (None, None, [])
 
 
 # The incremental reader ------------------------------------------------------------------

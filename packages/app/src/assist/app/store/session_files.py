@@ -1,7 +1,8 @@
 """The files inside a session folder (behaviour 1.2-1.6), read without following symlinks.
 
-A symlinked file inside a session is refused by name (`SymlinkRefusal`) rather than followed.
-The files' names are `assist.core.files`'.
+A symlinked file inside a session is refused by name (`SymlinkRefusal`) rather than followed,
+and so is anything but a regular file (a FIFO would block the reader for ever). The files'
+names are `assist.core.files`'.
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 """Opening with O_NOFOLLOW makes a symlink fail to open instead of being followed."""
 SYMLINK_ERRNOS = {errno.ELOOP, errno.EMLINK}
 """What O_NOFOLLOW gives for a symlink: ELOOP on Linux and macOS, EMLINK on FreeBSD."""
+NON_BLOCK = getattr(os, "O_NONBLOCK", 0)
+"""A FIFO opens at once without a writer, so it can be seen and refused (not on Windows)."""
 BINARY = getattr(os, "O_BINARY", 0)
 """No newline translation on Windows."""
 
@@ -42,22 +45,27 @@ def is_growing(path: Path, now_wall: float) -> bool:
 
 
 def open_session_file(folder: Path, name: str) -> BinaryIO | None:
-    """`folder/name` opened for binary reading, None when missing; SymlinkRefusal for a symlink.
+    """`folder/name` opened for binary reading, None when missing; SymlinkRefusal for a
+    symlink, SessionRefusal for anything else that is not a regular file.
 
     The lstat catches a symlink where O_NOFOLLOW does not exist; O_NOFOLLOW closes the gap
-    between the check and the open where it does.
+    between the check and the open where it does. O_NONBLOCK lets a FIFO open without a
+    writer, so that the fstat can refuse it instead of the open waiting for ever.
     """
     path = folder / name
     try:
         if stat.S_ISLNK(os.lstat(path).st_mode):
             raise SymlinkRefusal(_symlink_text(path))
-        descriptor = os.open(path, os.O_RDONLY | NO_FOLLOW | BINARY)
+        descriptor = os.open(path, os.O_RDONLY | NON_BLOCK | NO_FOLLOW | BINARY)
     except FileNotFoundError:
         return None
     except OSError as error:
         if error.errno in SYMLINK_ERRNOS:
             raise SymlinkRefusal(_symlink_text(path)) from error
         raise
+    if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        os.close(descriptor)
+        raise SessionRefusal(_not_a_file_text(path))
     return os.fdopen(descriptor, "rb")
 
 
@@ -81,4 +89,11 @@ def _symlink_text(path: Path) -> str:
     return (
         f"{path.name} in session {path.parent.name!r} is a symlink; symlinks are never "
         "followed, so it was not read. Replace it with the real file."
+    )
+
+
+def _not_a_file_text(path: Path) -> str:
+    return (
+        f"{path.name} in session {path.parent.name!r} is not a regular file (a pipe, a "
+        "device or a folder), so it was not read. Replace it with the real file."
     )
