@@ -197,3 +197,35 @@ def test_the_listener_sends_to_whatever_the_link_names_and_says_once_when_it_can
     signals.stopped("room", 1500)
     [warning] = warnings
     assert str(link) in warning and "goes on" in warning
+
+
+class Recording(BargeIn):
+    """Keeps each signal it receives; a `bug` signal raises, as a bug in handling one would."""
+
+    def __init__(self) -> None:
+        super().__init__(True, stamp, os.getpid(), time.monotonic)
+        self.received: list[dict[str, Any]] = []
+
+    def receive(self, event: dict[str, Any], now: float) -> None:
+        if event.get("event") == "bug":
+            raise RuntimeError("a bug in handling a signal")
+        self.received.append(event)
+
+
+def test_a_datagram_too_deep_to_parse_or_that_fails_leaves_barge_in_listening(
+    tmp_path: Path,
+) -> None:
+    barge_in = Recording()
+    signals = SignalSocket.open(deep(tmp_path), barge_in)
+    assert signals is not None
+    sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        for datagram in (b"[" * 2000 + b"]" * 2000, b'{"event":"bug"}', b'{"event":"heard"}'):
+            sender.sendto(datagram, str(signals.address))
+        deadline = time.monotonic() + 10
+        while not barge_in.received and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert barge_in.received == [{"event": "heard"}]
+    finally:
+        sender.close()
+        signals.close()

@@ -22,7 +22,6 @@ link names.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import socket
 import threading
@@ -34,7 +33,7 @@ from typing import Any, Protocol
 import attrs
 from assist.app.logs import log
 from assist.app.private_sockets import answers, meeting_socket
-from assist.core import meeting_log
+from assist.core import json_text, meeting_log
 from assist.core.files import SIGNALS_SOCKET
 from assist.core.interruptions import Interruptions
 from assist.core.listener_clock import ListenerClock
@@ -289,6 +288,9 @@ class SignalSocket:
             self.address.unlink()
 
     def _read(self) -> None:
+        """Until closed: each datagram to the barge-in. Whatever one datagram does (too deep
+        to parse, a bug in handling it), the reader goes on, or barge-in would be off for the
+        rest of the watch without a word."""
         while not self._closed.is_set():
             try:
                 data = self._socket.recv(4096)
@@ -297,12 +299,15 @@ class SignalSocket:
             except OSError:
                 return
             try:
-                event = json.loads(data)
-            except ValueError:
+                event = json_text.parse_bytes(data)
+            except json_text.Unreadable:
                 continue
             if not isinstance(event, dict):
                 continue
-            self._barge_in.receive(event, self._barge_in.monotonic())
+            try:
+                self._barge_in.receive(event, self._barge_in.monotonic())
+            except Exception as error:  # a bug: this signal is lost, barge-in is not
+                log.warning(f"a barge-in signal could not be handled: {error!r}")
 
 
 def socket_address(folder: Path) -> Path:
