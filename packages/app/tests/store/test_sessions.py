@@ -305,6 +305,18 @@ def test_session_json_fields_of_the_wrong_type_take_their_defaults(
     assert (row["tags"], row["pinned"]) == ([], False)
 
 
+def test_only_the_string_tags_are_listed_so_a_nested_one_cannot_break_the_listing(
+    tmp_path: Path,
+) -> None:
+    nested = "[" * 50 + "]" * 50  # a few hundred levels deeper and no answer could hold it
+    ended(tmp_path, "s", meta={"name": "x"})
+    (tmp_path / "s" / "session.json").write_text(
+        '{"tags": ["team", 3, {"a": "b"}, null, ' + nested + ', "later"]}'
+    )
+    (row,) = SessionStore(tmp_path).rows(time.time())
+    assert row["tags"] == ["team", "later"]
+
+
 @pytest.mark.parametrize(
     ("status", "error"),
     [

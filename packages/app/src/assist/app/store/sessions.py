@@ -222,9 +222,15 @@ class SessionStore:
             "live": self.is_live(name, now_wall),
             "transcribing": self.is_transcribing(name),
             "error": _failure(folder),
-            "tags": tags if isinstance(tags, list) else [],
+            "tags": _strings(tags),
             "pinned": pinned if isinstance(pinned, bool) else False,
         }
+
+
+def _strings(value: object) -> list[str]:
+    """The strings of a list, in order; anything else in it (a nested value could be too deep
+    to write back out, and would break every listing) is left out."""
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
 def _is_number(value: object) -> bool:
