@@ -423,6 +423,21 @@ def raw_server(place: Place) -> Iterator[RawServer]:
     assert server.stray == []
 
 
+def listeners_of(place: Place) -> list[int]:
+    """Pids of listeners writing into this test's sessions root."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if b"listen" in command and str(place.sessions).encode() in command:
+            found.append(int(entry.name))
+    return found
+
+
 def helper_pids(place: Place) -> list[int]:
     """Pids of running voice helpers started for `place` (found by their environment)."""
     marker = f"ASSIST_VOICE_CACHE={place.cache}".encode()

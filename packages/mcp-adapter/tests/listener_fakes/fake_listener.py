@@ -5,6 +5,9 @@ It takes the real listener's flags, and its behaviour from `FAKE_LISTENER`:
 - `crash`: makes the session folder, grows its native WAV for `FAKE_LISTENER_AFTER` seconds,
   then says why on stderr and exits 1;
 - `hang`: makes the session folder and its native WAV once, then sleeps (never grows it).
+
+With `FAKE_LISTENER_GATE` set to a path, it first makes `<path>.waiting` and starts only once
+the path exists (within 60 s), so a test can act while the server waits for it to capture.
 """
 
 import argparse
@@ -26,6 +29,13 @@ parser.add_argument("--turn")
 args = parser.parse_args()
 mode = os.environ.get("FAKE_LISTENER", "crash")
 after = float(os.environ.get("FAKE_LISTENER_AFTER", "1"))
+
+gate = os.environ.get("FAKE_LISTENER_GATE")
+if gate:
+    Path(gate + ".waiting").touch()
+    give_up = time.monotonic() + 60
+    while not os.path.exists(gate) and time.monotonic() < give_up:
+        time.sleep(0.05)
 
 if mode == "refuse":
     print("assist listen: no input device found; plug in a microphone", file=sys.stderr)

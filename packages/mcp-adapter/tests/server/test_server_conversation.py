@@ -33,6 +33,7 @@ from mcp_harness import (
     Place,
     connect,
     eventually,
+    listeners_of,
     refusal_of,
     value_of,
 )
@@ -399,21 +400,6 @@ async def test_barge_in_switched_off_lets_the_line_play_to_its_end(
             room.say(phrases("Wait, stop, what about the weather?"))
         reply = speaking.reply
         assert reply is not None and "cut_off" not in reply, reply
-
-
-def listeners_of(place: Place) -> list[int]:
-    """Pids of listeners writing into this test's sessions root."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            command = (entry / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        if b"listen" in command and str(place.sessions).encode() in command:
-            found.append(int(entry.name))
-    return found
 
 
 async def test_the_server_ending_mid_conversation_leaves_no_listener_behind(

@@ -13,12 +13,22 @@ import json
 import os
 import signal
 import subprocess
+import sys
 import termios
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from mcp_harness import ASSIST, LiveMeeting, Place, RawServer, helper_pids
+from mcp_harness import (
+    ASSIST,
+    FAKE_LISTENER,
+    LiveMeeting,
+    Place,
+    RawServer,
+    helper_pids,
+    listeners_of,
+)
 
 ENDINGS = {
     "SIGINT then SIGTERM 0.1 s later": (signal.SIGINT, signal.SIGTERM),
@@ -121,3 +131,50 @@ def _send(process: subprocess.Popen[bytes], message: dict[str, object]) -> None:
     assert process.stdin is not None
     process.stdin.write(json.dumps(message).encode() + b"\n")
     process.stdin.flush()
+
+
+def test_a_signal_while_a_conversation_starts_stops_its_listener_and_says_no_greeting(
+    tmp_path: Path,
+) -> None:
+    place = Place(tmp_path)
+    place.configure()
+    gate = tmp_path / "capture"
+    server = RawServer(
+        place,
+        env=place.slow_voice(
+            0.1,
+            ASSIST_LISTEN_COMMAND=f"{sys.executable} {FAKE_LISTENER}",
+            FAKE_LISTENER="crash",
+            FAKE_LISTENER_AFTER="60",
+            FAKE_LISTENER_GATE=str(gate),
+        ),
+    )
+    try:
+        server.initialize()
+        server.send(
+            {
+                "jsonrpc": "2.0",
+                "id": 1,
+                "method": "tools/call",
+                "params": {"name": "start_conversation"},
+            }
+        )
+        _within(30, lambda: Path(f"{gate}.waiting").exists(), "the listener never started")
+        server.process.send_signal(signal.SIGTERM)
+        _within(15, lambda: "SIGTERM received" in server.stderr(), "the signal was not taken")
+        gate.touch()  # the listener captures only now, after the server has begun to leave
+        assert server.wait() == 0
+    finally:
+        gate.touch()
+        server.kill()
+    assert not (place.root / "voice-requests.jsonl").exists()
+    (session,) = place.sessions.iterdir()
+    assert not (session / "assistant.jsonl").exists()
+    assert listeners_of(place) == []
+
+
+def _within(seconds: float, check: Callable[[], bool], failure: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, failure
+        time.sleep(0.05)

@@ -49,8 +49,9 @@ class Seat:
 
     held: HeldMeeting | None
     """The meeting the watch holds now, if any."""
-    closed: bool
-    """The server is shutting down: nothing is joined."""
+    closed: Callable[[], bool]
+    """The server is shutting down: nothing is joined. Asked afresh at each step, since a
+    signal may land while a join waits for the listener or the disk."""
     leave: Leave
     hold: Callable[[HeldMeeting], None]
     """The watch holds this meeting from now on."""
@@ -63,7 +64,7 @@ class Seat:
 async def watch_meeting(desk: Desk, seat: Seat, arguments: dict[str, Any]) -> types.CallToolResult:
     """3.4: join the meeting being recorded, say the notice, hand back the latest lines."""
     settings = await anyio.to_thread.run_sync(desk.load_settings)
-    if seat.closed:
+    if seat.closed():
         return refusal(refusals.shutting_down())
     if not settings.assistant.enabled:
         await seat.leave(LeaveReason.OFF_AT_WATCH)
@@ -134,7 +135,8 @@ async def _join(
 
 async def hold(desk: Desk, seat: Seat, meeting: HeldMeeting, settings: Settings) -> str | None:
     """Hold `meeting`: the beat, `joined`, the notice (a conversation's greeting); None,
-    or why the notice could not be said (the meeting is then left)."""
+    or why the notice could not be said (the meeting is then left). A shutdown that came
+    while the join was under way found nothing to leave, so it is left here, unsaid."""
     seat.hold(meeting)
     meeting.joined()
     await meeting.record_call()
@@ -147,6 +149,9 @@ async def hold(desk: Desk, seat: Seat, meeting: HeldMeeting, settings: Settings)
     )
     meeting.beat.start()
     await meeting.append(meeting_log.joined(desk.stamp(), desk.pid, meeting.notice))
+    if seat.closed():
+        await seat.leave(LeaveReason.SHUTDOWN)
+        return refusals.stopped_during_notice()
     failure = await _say_notice(desk, meeting, settings)
     if failure is None and not meeting.held:
         return refusals.stopped_during_notice()
@@ -188,7 +193,7 @@ async def _say_notice(desk: Desk, meeting: HeldMeeting, settings: Settings) -> s
 async def start_conversation(desk: Desk, seat: Seat) -> types.CallToolResult:
     """13: start our listener, greet the user, and hold the conversation as a watch."""
     settings = await anyio.to_thread.run_sync(desk.load_settings)
-    if seat.closed:
+    if seat.closed():
         return refusal(refusals.shutting_down())
     if not settings.assistant.enabled:
         await seat.leave(LeaveReason.OFF_AT_WATCH)
@@ -224,6 +229,9 @@ async def start_conversation(desk: Desk, seat: Seat) -> types.CallToolResult:
         listener = await anyio.to_thread.run_sync(listen)
     except ListenerError as error:
         return refusal(refusals.listener_failed(str(error)))
+    if seat.closed():  # a signal came while the listener started: it goes, nothing is said
+        await anyio.to_thread.run_sync(listener.interrupt)
+        return refusal(refusals.shutting_down())
     conversation.listener = listener
     assert listener.session_id is not None and listener.folder is not None
     greeting = greeting_text(settings.assistant.name)

@@ -216,7 +216,7 @@ class Watcher:
     def _seat(self) -> Seat:
         return Seat(
             held=self._meeting,
-            closed=self._closed,
+            closed=lambda: self._closed,
             leave=self.leave,
             hold=self._hold,
             activity=lambda: (self._calls > 0, self._last_call_end),
