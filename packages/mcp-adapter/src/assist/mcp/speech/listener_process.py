@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import json
 import os
 import shlex
 import signal
@@ -47,7 +46,7 @@ from typing import IO, Any
 
 from assist.app.audio import LISTEN_FROM_VARIABLE
 from assist.app.logs import log
-from assist.core import environment
+from assist.core import environment, json_text
 from assist.core.turn_models import AUTO
 from assist.mcp.speech.echo_socket import echo_socket
 from assist.mcp.speech.helper_process import (
@@ -254,8 +253,8 @@ class ListenerProcess:
                         self._session.set()
                     continue
                 try:
-                    event = json.loads(line)
-                except ValueError:
+                    event = json_text.parse(line)
+                except json_text.Unreadable:  # not an event; too deep a line is none either
                     continue
                 if isinstance(event, dict):
                     try:
