@@ -4,12 +4,15 @@ the fallback) and the canceller on Piper speech."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import signal
 import socket
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -32,6 +35,19 @@ USER = "Wait, stop, what about the weather?"
 ARRIVE_S = 10.0
 """Longest a test waits for a datagram to reach the ring: far over its time on a busy machine."""
 FILTERS = pytest.mark.parametrize("kind", [Aec3Filter, SpeexFilter], ids=["aec3", "speex"])
+
+
+@contextlib.contextmanager
+def receiving(path: Path, ring: ReferenceRing) -> Iterator[tuple[ReferenceSocket, Any]]:
+    """A ReferenceSocket at `path` into `ring`, and a function that sends it a datagram;
+    both closed after."""
+    reference = ReferenceSocket(path, ring)
+    sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    try:
+        yield reference, lambda datagram: sender.sendto(datagram, str(path))
+    finally:
+        sender.close()
+        reference.close()
 
 
 def test_the_ring_gives_back_each_sample_at_the_time_it_sounds_and_silence_elsewhere() -> None:
@@ -112,22 +128,17 @@ def test_the_socket_takes_reference_blocks_and_drops_whatever_else_arrives(
     dead.bind(str(path))
     dead.close()  # a killed listener's leftover, which nobody holds: replaced
     ring = ReferenceRing()
-    reference = ReferenceSocket(path, ring)
-    sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    try:
+    with receiving(path, ring) as (reference, send):
         block = np.arange(800, dtype="<i2")
         now = time.monotonic()
         for bad in (b"", b"junk", encode(now, 1, b"\0"), encode(float("nan"), 1, b"\0\0")):
-            sender.sendto(bad, str(path))
-        sender.sendto(encode(now, 1, b"\0\0" * (MAX_SAMPLES + 1)), str(path))
-        sender.sendto(encode(now, 1, block.tobytes()), str(path))
+            send(bad)
+        send(encode(now, 1, b"\0\0" * (MAX_SAMPLES + 1)))
+        send(encode(now, 1, block.tobytes()))
         assert ring.wait_for(now, ARRIVE_S)
         assert np.array_equal(ring.take(now, 800), block)
         assert ring.timeline == 1
         assert reference.dropped == 5
-    finally:
-        sender.close()
-        reference.close()
     assert not path.exists()
 
 
@@ -163,19 +174,13 @@ def test_a_block_stamped_further_from_now_than_the_ring_holds_is_dropped_and_cou
     zeroed); one far enough out overflowed the sample number and ended the reader."""
     path = tmp_path / "ref.sock"
     ring = ReferenceRing()
-    reference = ReferenceSocket(path, ring)
-    sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    try:
-        sound = np.full(800, 1000, "<i2").tobytes()
-        sender.sendto(encode(time.monotonic() + off_s, 2, sound), str(path))
+    with receiving(path, ring) as (reference, send):
+        send(encode(time.monotonic() + off_s, 2, np.full(800, 1000, "<i2").tobytes()))
         now = time.monotonic()
-        sender.sendto(encode(now, 1, np.zeros(800, "<i2").tobytes()), str(path))
+        send(encode(now, 1, np.zeros(800, "<i2").tobytes()))
         assert ring.wait_for(now, ARRIVE_S)  # the reader goes on after it
         assert reference.dropped == 1
         assert ring.last_sound is None and ring.timeline == 1
-    finally:
-        sender.close()
-        reference.close()
 
 
 def test_a_datagram_the_ring_cannot_take_is_dropped_and_the_reader_goes_on(
@@ -189,18 +194,13 @@ def test_a_datagram_the_ring_cannot_take_is_dropped_and_the_reader_goes_on(
 
     path = tmp_path / "ref.sock"
     ring = Failing()
-    reference = ReferenceSocket(path, ring)
-    sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    try:
+    with receiving(path, ring) as (reference, send):
         sound = np.full(800, 1000, "<i2").tobytes()
         now = time.monotonic()
-        sender.sendto(encode(now, 2, sound), str(path))
-        sender.sendto(encode(now, 1, sound), str(path))
+        send(encode(now, 2, sound))
+        send(encode(now, 1, sound))
         assert ring.wait_for(now, ARRIVE_S)
         assert reference.dropped == 1
-    finally:
-        sender.close()
-        reference.close()
 
 
 def test_with_nothing_played_the_canceller_leaves_frames_untouched() -> None:

@@ -361,7 +361,8 @@ def test_a_pause_holds_the_line_and_a_resume_plays_it_on_from_where_it_paused(
     assert np.allclose(np.clip(played, -1, 1), generated, atol=1 / 16384)  # and in order
 
 
-def test_a_stop_cuts_a_paused_line(start_helper: StartHelper) -> None:
+def a_paused_line(start_helper: StartHelper) -> tuple[Helper, dict[str, Any]]:
+    """A helper playing a long line as id 1, paused: the helper and its `paused` event."""
     helper = start_helper("--engine", "espeak", device=True)
     helper.ready()
     helper.say(1, LONG_TEXT)
@@ -369,6 +370,11 @@ def test_a_stop_cuts_a_paused_line(start_helper: StartHelper) -> None:
     helper.send({"op": "pause", "id": 1})
     paused = helper.event()
     assert paused["event"] == "paused"
+    return helper, paused
+
+
+def test_a_stop_cuts_a_paused_line(start_helper: StartHelper) -> None:
+    helper, paused = a_paused_line(start_helper)
     helper.send({"op": "stop", "id": 1})
     assert helper.event() == {"event": "stopped", "id": 1, "audio_s": paused["audio_s"]}
 
@@ -377,13 +383,7 @@ def test_a_stop_cuts_a_paused_line(start_helper: StartHelper) -> None:
 def test_quit_or_end_of_input_while_a_line_is_paused_stops_it_and_the_helper_exits(
     start_helper: StartHelper, ending: str
 ) -> None:
-    helper = start_helper("--engine", "espeak", device=True)
-    helper.ready()
-    helper.say(1, LONG_TEXT)
-    assert helper.event()["event"] == "speaking"
-    helper.send({"op": "pause", "id": 1})
-    paused = helper.event()
-    assert paused["event"] == "paused"
+    helper, paused = a_paused_line(start_helper)
     if ending == "quit":
         helper.send({"op": "quit"})
     helper.close_stdin()
