@@ -559,3 +559,29 @@ def test_a_listener_whose_aec3_cannot_load_records_with_speex_and_says_so_once(
         "room: the WebRTC AEC3 echo canceller could not load (a broken wheel); speexdsp "
         "cancels it instead"
     ]
+
+
+def test_a_listener_lists_the_reference_datagrams_it_dropped_in_the_sessions_warnings(
+    tmp_path: Path, audio_room: dict[str, str]
+) -> None:
+    """Dropped, a reference leaves the canceller blind there; the user learns of it once."""
+    reference = tmp_path / "ref.sock"
+    listener = Listener(
+        tmp_path / "s",
+        listen_env(tmp_path, **audio_room),
+        *("--stt", "fake", "--quiet", "--echo-reference", str(reference)),
+    )
+    eventually(reference.exists)
+    sender = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    with contextlib.closing(sender):
+        for bad in (b"junk", encode(time.monotonic() + 86_400, 1, b"\0\0" * 800)):
+            sender.sendto(bad, str(reference))
+    listener.process.send_signal(signal.SIGINT)
+    code, _, err = listener.wait(timeout=60)
+    assert code == 0, err
+    warnings = json.loads((listener.folder / "session.json").read_text())["warnings"]
+    assert [w for w in warnings if "reference" in w] == [
+        "room: 2 datagram(s) on the echo reference socket were dropped, being no reference "
+        "block or stamped more than 4 s from the time they came; the canceller took the voice "
+        "as silent there (is the helper sending to it the same version of assist?)"
+    ]

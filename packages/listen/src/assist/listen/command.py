@@ -305,6 +305,8 @@ def _record(plan: _Plan) -> int:
                 warnings.append(f"{track.name}: capture failed: {track.error}")
         if reference is not None:
             reference.close()
+            if reference.warning is not None:
+                warnings.append(reference.warning)
         recognition.drain()
         plan.recogniser.close()
         turn_model.close()

@@ -124,6 +124,18 @@ class ReferenceSocket:
         self._thread = threading.Thread(target=self._read, name="echo reference", daemon=True)
         self._thread.start()
 
+    @property
+    def warning(self) -> str | None:
+        """What the session's warnings say of the datagrams dropped, if any were."""
+        if not self.dropped:
+            return None
+        return (
+            f"room: {self.dropped} datagram(s) on the echo reference socket were dropped, being "
+            f"no reference block or stamped more than {self.ring.seconds:g} s from the time they "
+            "came; the canceller took the voice as silent there (is the helper sending to it "
+            "the same version of assist?)"
+        )
+
     def close(self) -> None:
         self._closed.set()
         self._thread.join(RECEIVE_LOOK_S * 2)
@@ -136,12 +148,14 @@ class ReferenceSocket:
             os.unlink(self.path)
 
     def _read(self) -> None:
-        while not self._closed.is_set():
+        """Until closed, then what was sent before that, so the drops counted are all."""
+        while True:
+            closing = self._closed.is_set()
             try:
-                datagram = self._socket.recv(RECEIVE_BYTES)
+                datagram = self._socket.recv(RECEIVE_BYTES, socket.MSG_DONTWAIT if closing else 0)
             except TimeoutError:
                 continue
-            except OSError:
+            except OSError:  # none left once closing (BlockingIOError), or the socket closed
                 return
             try:
                 taken = self._take(datagram)
