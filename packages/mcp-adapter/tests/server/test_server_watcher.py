@@ -287,6 +287,39 @@ async def test_a_voice_that_cannot_be_built_is_a_failed_notice(rig: Rig) -> None
     assert rig.event_names() == ["joined", "error", "left"]
 
 
+async def test_a_shutdown_while_the_join_opens_its_reference_leaves_before_any_notice(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The shutdown finds no meeting held yet, so it has nothing to leave: the join itself
+    must see it and leave, or the notice would be said by a server that is ending."""
+    opening, go_on = threading.Event(), threading.Event()
+    route = joining.ReferenceRoute
+
+    class Slow(route):  # type: ignore[misc,valid-type]
+        @classmethod
+        def open(cls, folder: Path) -> Any:
+            opening.set()
+            assert go_on.wait(30)
+            return route.open(folder)
+
+    monkeypatch.setattr(joining, "ReferenceRoute", Slow)
+    replies: list[Any] = []
+
+    async def watch() -> None:
+        replies.append(await rig.watcher.watch_meeting({}))
+
+    async with anyio.create_task_group() as tasks:
+        tasks.start_soon(watch)
+        await eventually(opening.is_set)
+        await rig.watcher.shutdown()
+        go_on.set()
+    assert "stopped before the notice had been said" in refused(replies[0])
+    assert rig.voices == [] and rig.held is None
+    assert rig.event_names() == ["joined", "left"]
+    assert rig.events()[1]["why"] == LeaveReason.SHUTDOWN.why
+    assert rig.snapshot() == {"events": ["joined", "left"], "lock": None, "beat": None}
+
+
 async def test_start_conversation_like_watch_meeting_waits_for_the_voice_a_stop_left_closing(
     tmp_path: Path,
 ) -> None:
