@@ -293,16 +293,14 @@ async def test_a_shutdown_while_the_join_opens_its_reference_leaves_before_any_n
     """The shutdown finds no meeting held yet, so it has nothing to leave: the join itself
     must see it and leave, or the notice would be said by a server that is ending."""
     opening, go_on = threading.Event(), threading.Event()
-    route = joining.ReferenceRoute
+    real_open = joining.ReferenceRoute.open
 
-    class Slow(route):  # type: ignore[misc,valid-type]
-        @classmethod
-        def open(cls, folder: Path) -> Any:
-            opening.set()
-            assert go_on.wait(30)
-            return route.open(folder)
+    def slow_open(folder: Path) -> Any:
+        opening.set()
+        assert go_on.wait(30)
+        return real_open(folder)
 
-    monkeypatch.setattr(joining, "ReferenceRoute", Slow)
+    monkeypatch.setattr(joining.ReferenceRoute, "open", slow_open)
     replies: list[Any] = []
 
     async def watch() -> None:
@@ -310,7 +308,7 @@ async def test_a_shutdown_while_the_join_opens_its_reference_leaves_before_any_n
 
     async with anyio.create_task_group() as tasks:
         tasks.start_soon(watch)
-        await eventually(opening.is_set)
+        await eventually(opening.is_set, timeout=30)
         await rig.watcher.shutdown()
         go_on.set()
     assert "stopped before the notice had been said" in refused(replies[0])
