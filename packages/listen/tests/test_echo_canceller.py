@@ -581,7 +581,7 @@ def test_a_listener_lists_the_reference_datagrams_it_dropped_in_the_sessions_war
     assert code == 0, err
     warnings = json.loads((listener.folder / "session.json").read_text())["warnings"]
     assert [w for w in warnings if "reference" in w] == [
-        "room: 2 datagram(s) on the echo reference socket were dropped, being no reference "
-        "block or stamped more than 4 s from the time they came; the canceller took the voice "
-        "as silent there (is the helper sending to it the same version of assist?)"
+        "room: 2 datagram(s) on the echo reference socket were dropped: not a reference "
+        "block, or stamped over 4 s from when they arrived; the canceller took the voice as "
+        "silent there (is the voice helper the same version of assist as the listener?)"
     ]

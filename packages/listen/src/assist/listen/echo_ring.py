@@ -130,10 +130,10 @@ class ReferenceSocket:
         if not self.dropped:
             return None
         return (
-            f"room: {self.dropped} datagram(s) on the echo reference socket were dropped, being "
-            f"no reference block or stamped more than {self.ring.seconds:g} s from the time they "
-            "came; the canceller took the voice as silent there (is the helper sending to it "
-            "the same version of assist?)"
+            f"room: {self.dropped} datagram(s) on the echo reference socket were dropped: not "
+            f"a reference block, or stamped over {self.ring.seconds:g} s from when they arrived; "
+            "the canceller took the voice as silent there (is the voice helper the same "
+            "version of assist as the listener?)"
         )
 
     def close(self) -> None:
