@@ -21,9 +21,10 @@ do not stop mid-phrase (on "the", "to", "is" ...); they are told too, for the sa
 
 A loud onset may pause the assistant's line, and only words heard within the server's hold
 stop it (16.3), long before the turn ends and its line is written. So the speech from each loud
-onset is recognised while it goes on (`HEARD_AFTER_MS` in, twice) and its text sent, `ms` where
-the speech recognised ends, `onset_ms` the onset it follows, and the recogniser's confidence;
-a text it is less sure of than `HEARD_CONFIDENCE` is sent as "", nothing heard:
+onset is recognised while it goes on (`HEARD_AFTER_MS` in, up to three looks: `Looks`) and its
+text sent, `ms` where the speech recognised ends, `onset_ms` the onset it follows, and the
+recogniser's confidence; a text it is less sure of than `HEARD_CONFIDENCE` is sent as "",
+nothing heard:
 
     {"event":"heard","track":"room","ms":1624,"onset_ms":1240,"text":"Wait.","confidence":0.65}
 
@@ -79,6 +80,68 @@ within the hold whose look comes back after it still stop the line (16.3)."""
 HEARD_PRE_ROLL_MS = 96
 """Audio before the onset given with it: the onset is where the loud run was confirmed to
 start, and the recogniser needs the word's very beginning."""
+
+
+LOOK_AGAIN_LEVEL = 0.02
+"""A frame this loud since a look may hold words it did not hear. Through the PulseAudio room
+(two echo sets, 60 paused sounds, after AEC3) the frames after a cough's first look reached
+0.004 to 0.010 and then none; an interruption's words going on, 0.034 to 0.32."""
+
+
+def heard_text(text: str, confidence: float) -> str:
+    """What a look heard, as sent: its text, or "" (nothing heard) under `HEARD_CONFIDENCE`."""
+    return text if confidence >= HEARD_CONFIDENCE else ""
+
+
+@attrs.define
+class Looks:
+    """When the speech since a loud onset is looked at (recognised for `heard`):
+    `HEARD_AFTER_MS` after it, each later look only when it may hear what the one before did
+    not. A look that heard the sound (words, a backchannel, or a note: "(coughs)"), after which
+    no frame was loud, would hear the same sound again with quiet after it, and of that whisper
+    tiny.en makes words: through the PulseAudio room a cough written "(coughs)" at its first
+    look was "Alright." or "Right." at the next, and stopped the line. So such a look is left
+    out; one after a look that heard nothing, or is not back yet, is taken with more speech.
+    A frame is loud at `LOOK_AGAIN_LEVEL`."""
+
+    frame_ms: int
+    _due: list[int] = attrs.field(factory=list, init=False)
+    """The frames at which the looks still to come are due."""
+    _taken: int = attrs.field(default=0, init=False)
+    """How many looks were taken, so far in the session: each look's number."""
+    _heard: int = attrs.field(default=0, init=False)
+    """The number of the last look that came back having heard something."""
+    _loud: bool = attrs.field(default=False, init=False)
+    """Whether a frame was loud since the last look taken (or the onset)."""
+
+    @property
+    def to_come(self) -> bool:
+        """Whether the looks of an onset are still to come."""
+        return bool(self._due)
+
+    def start(self, onset: int) -> None:
+        """A loud onset at frame `onset`: its looks are due `HEARD_AFTER_MS` after it."""
+        self._due = [onset + -(-after // self.frame_ms) for after in HEARD_AFTER_MS]
+        self._loud = True
+
+    def feed(self, frames: int, level: float) -> int | None:
+        """`frames` frames are in, the last of them at `level`: the number of the look to take
+        now, or None (none is due, or the one due is left out)."""
+        self._loud = self._loud or level >= LOOK_AGAIN_LEVEL
+        if not self._due or frames < self._due[0]:
+            return None
+        self._due.pop(0)
+        if not self._loud and self._heard == self._taken:
+            return None
+        self._loud = False
+        self._taken += 1
+        return self._taken
+
+    def heard(self, look: int, text: str) -> None:
+        """Look number `look` came back with `text` as sent ("" for nothing heard): called on
+        the recogniser's thread, it sets one number whole, read by the capture thread."""
+        if text:
+            self._heard = max(self._heard, look)
 
 
 @attrs.frozen
@@ -179,7 +242,7 @@ class Signals:
         self._write({"event": "loud", "track": track, "ms": ms, "level": round(level, 4)})
 
     def heard(self, track: str, ms: int, onset_ms: int, text: str, confidence: float) -> None:
-        said = text if confidence >= HEARD_CONFIDENCE else ""
+        said = heard_text(text, confidence)
         event = {"event": "heard", "track": track, "ms": ms, "onset_ms": onset_ms, "text": said}
         self._write({**event, "confidence": round(confidence, 3)})
 

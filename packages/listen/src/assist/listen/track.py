@@ -17,10 +17,10 @@ ends it, with its line nearly ready. The line waits for the same recognition, so
 cost it nothing. The built-in `silence` rule keeps today's timing.
 
 A loud onset (16.3) may have paused the assistant's line: the speech since it is handed to
-the recogniser as a peek `HEARD_AFTER_MS` in (three times), and its text is sent as `heard`,
-so the server knows within its hold whether those were words. Only while someone reads the signals,
-and, where a canceller knows (a voice has sent it what it plays), only while the voice plays;
-never waited for here.
+the recogniser as a peek `HEARD_AFTER_MS` in (up to three looks, `Looks`), and its text is
+sent as `heard`, so the server knows within its hold whether those were words. Only while
+someone reads the signals, and, where a canceller knows (a voice has sent it what it plays),
+only while the voice plays; never waited for here.
 
 Where a canceller knows when the voice plays (a source with a capture clock), each frame at
 which that flips while the canceller is not trusted is an edge for the segmenter (16.3): no
@@ -50,11 +50,12 @@ from assist.core.turns import (
 )
 from assist.listen.echo_canceller import EchoCanceller
 from assist.listen.onsets import (
-    HEARD_AFTER_MS,
     HEARD_PRE_ROLL_MS,
+    Looks,
     LoudOnsets,
     OnsetNeeds,
     Signals,
+    heard_text,
 )
 from assist.listen.recognition import Recognition, Ticket
 from assist.listen.session_files import RATE_HZ, TrackFiles
@@ -115,8 +116,7 @@ class Track:
         self._voice_playing = False
         """Whether the canceller heard the voice play at the last frame: a flip is an edge."""
         self._heard_onset = 0
-        self._heard_at: list[int] = []
-        """The frames at which the speech since the last loud onset is to be recognised."""
+        self._looks = Looks(rules.frame_ms)
 
     def run(self, stop: threading.Event) -> None:
         """Capture until the source ends or `stop` is set, then end the turn in progress."""
@@ -162,7 +162,7 @@ class Track:
             self.frames += 1
             self._start_early()
             self._confirm_words()
-            self._peek()
+            self._peek(self._gated(level))
         self._pending = pending[whole:].copy()
         self.files.tick(time.monotonic())
 
@@ -171,21 +171,21 @@ class Track:
         may hold a line paused for it. An onset while the looks of one before are still to
         come changes nothing: they take in its speech, from the onset that paused the line."""
         assert self._signals is not None
-        if self._heard_at:
+        if self._looks.to_come:
             return
         canceller = self._canceller
         voice_silent = canceller is not None and canceller.informed and not canceller.playing
         if voice_silent or not self._signals.wanted:
             return
-        ms = self.rules.frame_ms
         self._heard_onset = onset
-        self._heard_at = [onset + -(-after // ms) for after in HEARD_AFTER_MS]
+        self._looks.start(onset)
 
-    def _peek(self) -> None:
-        """Hand the recogniser the speech since the onset, once a look is due."""
-        if not self._heard_at or self.frames < self._heard_at[0]:
+    def _peek(self, level: float) -> None:
+        """Hand the recogniser the speech since the onset, when a look is due and taken
+        (`Looks`); the last frame was at `level`."""
+        look = self._looks.feed(self.frames, level)
+        if look is None:
             return
-        self._heard_at.pop(0)
         ms, onset, signals = self.rules.frame_ms, self._heard_onset, self._signals
         assert signals is not None
         start = max(0, onset - -(-HEARD_PRE_ROLL_MS // ms))
@@ -193,6 +193,7 @@ class Track:
         end_ms = self.frames * ms
 
         def heard(text: str, confidence: float) -> None:
+            self._looks.heard(look, heard_text(text, confidence))
             signals.heard(self.name, end_ms, onset * ms, text, confidence)
 
         self.recognition.peek(self.name, samples, heard)
