@@ -8,10 +8,11 @@ is cut from the session's `audio/room.wav` (what the listener heard, after the c
 `Track._peek` cuts its looks, and each look is decoded by the recogniser's `peek`, told of the
 sounds and backchannels (`peek_prompt`); under `HEARD_CONFIDENCE` a text is nothing heard. The
 frames' levels go through `Looks` as the listener feeds them, each look back before the next is
-due, so a look is left out where the listener would leave it out. For each kind of sound it
+due, so a look is left out where the listener would leave it out (a look not back in time is
+decided when the recogniser comes to it, with the one before it back). For each kind of sound it
 prints how many would stop the line (a look that is not a backchannel) with all three looks and
 with the looks `Looks` takes, and how many looks each takes; then each sound's looks: the text,
-the confidence and the loudest frame since the look before.
+the confidence and the loudest frame since the last look taken.
 
     uv run python benchmarks/looks_again.py DIR/eval.json [DIR2/eval.json ...]
 """
@@ -61,7 +62,7 @@ def main(paths: list[Path]) -> None:
             audio = audio.astype(np.float32)
             heard = []
             for after in HEARD_AFTER_MS:
-                clip = audio[(onset_ms - HEARD_PRE_ROLL_MS) * 16 : (onset_ms + after) * 16]
+                clip = audio[max(0, onset_ms - HEARD_PRE_ROLL_MS) * 16 : (onset_ms + after) * 16]
                 result = recogniser.peek(clip, prompt)
                 heard.append((heard_text(result.text, result.confidence), result.confidence))
             frame_levels = levels(audio, onset_ms, frame_ms)
@@ -74,8 +75,8 @@ def main(paths: list[Path]) -> None:
                 due = [onset + -(-after // frame_ms) for after in HEARD_AFTER_MS]
                 if onset + offset + 1 in due:
                     loudest.append(since)
-                    since = 0.0
                 if look is not None:
+                    since = 0.0
                     index = due.index(onset + offset + 1)
                     taken.append(index)
                     looks.heard(look, heard[index][0])

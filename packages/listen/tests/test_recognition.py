@@ -251,3 +251,31 @@ def test_drain_waits_for_a_slow_recogniser_that_keeps_finishing_turns(monkeypatc
     )
     assert [line.text for line in written] == [f"turn {n}" for n in range(1, 6)]
     assert warnings == []
+
+
+def test_a_peek_no_longer_wanted_when_the_worker_comes_to_it_is_not_recognised():
+    """A look handed over while the one before was being recognised is decided when its turn
+    comes, by then knowing what that one heard (`Looks.wanted`)."""
+    gate = threading.Event()
+    heard: list[str] = []
+    asked: list[str] = []
+
+    def wanted() -> bool:
+        asked.append(" ".join(heard))
+        return not heard
+
+    def script(recognition):
+        recognition.peek("room", samples(5), lambda text, _: heard.append(text))  # at the gate
+        deadline = time.monotonic() + 5
+        while not recognition.busy and time.monotonic() < deadline:
+            time.sleep(0.01)
+        recognition.peek("room", samples(6), lambda text, _: heard.append(text), wanted)
+        recognition.commit(recognition.submit("room", 0, 10, samples(3)))
+        gate.set()
+        wait_for(asked)  # before the drain, which drops the peeks still waiting
+
+    recogniser = Scripted(gate=gate)
+    written, warnings = run(recogniser, script)
+    assert asked == ["turn 5"]  # asked once the first look was back
+    assert recogniser.calls == [5, 3] and heard == ["turn 5"]
+    assert [line.text for line in written] == ["turn 3"] and warnings == []

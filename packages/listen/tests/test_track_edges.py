@@ -79,7 +79,7 @@ class Lines:
     def void(self, ticket: Ticket) -> None:
         pass
 
-    def peek(self, track: str, samples: np.ndarray, heard: object) -> None:
+    def peek(self, track: str, samples: np.ndarray, heard: object, wanted: object) -> None:
         pass  # a look after a loud onset (16.3): nothing heard
 
 

@@ -96,23 +96,28 @@ def heard_text(text: str, confidence: float) -> str:
 @attrs.define
 class Looks:
     """When the speech since a loud onset is looked at (recognised for `heard`):
-    `HEARD_AFTER_MS` after it, each later look only when it may hear what the one before did
-    not. A look that heard the sound (words, a backchannel, or a note: "(coughs)"), after which
-    no frame was loud, would hear the same sound again with quiet after it, and of that whisper
-    tiny.en makes words: through the PulseAudio room a cough written "(coughs)" at its first
-    look was "Alright." or "Right." at the next, and stopped the line. So such a look is left
-    out; one after a look that heard nothing, or is not back yet, is taken with more speech.
-    A frame is loud at `LOOK_AGAIN_LEVEL`."""
+    `HEARD_AFTER_MS` after it, each later look only when it may hear something new. A look
+    that heard the sound (words, a backchannel, or a note: "(coughs)"), after which no frame
+    was loud, would hear the same sound again with quiet after it, and of that whisper tiny.en
+    makes words: through the PulseAudio room a cough written "(coughs)" at its first look was
+    "Alright." or "Right." at the next, and stopped the line. So a look is left out when no
+    frame since the end of a look of the same onset that came back having heard something
+    (a text as sent, not "") was loud (`LOOK_AGAIN_LEVEL`). On a busy machine a look takes
+    longer than the 320 ms between two, so one due while the look before is not back is
+    handed over all the same, and decided again when the recogniser comes to it (`wanted`),
+    by then knowing what that look heard."""
 
     frame_ms: int
     _due: list[int] = attrs.field(factory=list, init=False)
     """The frames at which the looks still to come are due."""
     _taken: int = attrs.field(default=0, init=False)
-    """How many looks were taken, so far in the session: each look's number."""
-    _heard: int = attrs.field(default=0, init=False)
-    """The number of the last look that came back having heard something."""
-    _loud: bool = attrs.field(default=False, init=False)
-    """Whether a frame was loud since the last look taken (or the onset)."""
+    """How many looks were handed over, so far in the session: each look's number."""
+    _looks: dict[int, tuple[int, int]] = attrs.field(factory=dict, init=False)
+    """Each look of this onset: the frames it holds, and the last loud frame among them."""
+    _last_loud: int = attrs.field(default=-1, init=False)
+    """The last loud frame fed (the onset's first frame, at least)."""
+    _heard_upto: int = attrs.field(default=0, init=False)
+    """The frames a look of this onset holds that came back having heard something."""
 
     @property
     def to_come(self) -> bool:
@@ -120,28 +125,39 @@ class Looks:
         return bool(self._due)
 
     def start(self, onset: int) -> None:
-        """A loud onset at frame `onset`: its looks are due `HEARD_AFTER_MS` after it."""
+        """A loud onset at frame `onset`: its looks are due `HEARD_AFTER_MS` after it; what
+        the looks of an onset before heard counts no more."""
         self._due = [onset + -(-after // self.frame_ms) for after in HEARD_AFTER_MS]
-        self._loud = True
+        self._looks = {}
+        self._last_loud = max(self._last_loud, onset)
+        self._heard_upto = 0
 
     def feed(self, frames: int, level: float) -> int | None:
-        """`frames` frames are in, the last of them at `level`: the number of the look to take
-        now, or None (none is due, or the one due is left out)."""
-        self._loud = self._loud or level >= LOOK_AGAIN_LEVEL
+        """`frames` frames are in, the last of them at `level`: the number of the look to hand
+        over now, or None (none is due, or the one due is left out)."""
+        if level >= LOOK_AGAIN_LEVEL:
+            self._last_loud = frames - 1
         if not self._due or frames < self._due[0]:
             return None
         self._due.pop(0)
-        if not self._loud and self._heard == self._taken:
+        if self._last_loud < self._heard_upto:
             return None
-        self._loud = False
         self._taken += 1
+        self._looks[self._taken] = (frames, self._last_loud)
         return self._taken
+
+    def wanted(self, look: int) -> bool:
+        """Whether look number `look` is still wanted when the recogniser comes to it: not
+        when a look of its onset has come back having heard every loud frame it holds."""
+        taken = self._looks.get(look)
+        return taken is None or taken[1] >= self._heard_upto
 
     def heard(self, look: int, text: str) -> None:
         """Look number `look` came back with `text` as sent ("" for nothing heard): called on
-        the recogniser's thread, it sets one number whole, read by the capture thread."""
-        if text:
-            self._heard = max(self._heard, look)
+        the recogniser's thread; a look of an onset before counts no more."""
+        taken = self._looks.get(look)
+        if text and taken is not None:
+            self._heard_upto = max(self._heard_upto, taken[0])
 
 
 @attrs.frozen

@@ -77,6 +77,8 @@ class Ticket:
 Written = Callable[[RawLine, Ticket], None]
 Heard = Callable[[str, float], None]
 """Takes a peek's text (empty for nothing heard) and confidence, on the worker thread."""
+Wanted = Callable[[], bool]
+"""Whether a peek is still wanted when the worker comes to it."""
 
 
 class Recognition:
@@ -101,7 +103,7 @@ class Recognition:
         self._lock = threading.Condition()
         self._jobs: collections.deque[Ticket] = collections.deque()
         self._committed: collections.deque[Ticket] = collections.deque()
-        self._peeks: dict[str, tuple[np.ndarray, Heard]] = {}
+        self._peeks: dict[str, tuple[np.ndarray, Heard, Wanted]] = {}
         self._closing = False
         self._progress = time.monotonic()
         """When the worker last finished a turn or a peek: a drain gives up after STALL_S."""
@@ -118,10 +120,13 @@ class Recognition:
             self._lock.notify_all()
         return ticket
 
-    def peek(self, track: str, samples: np.ndarray, heard: Heard) -> None:
-        """Recognise `samples` ahead of the turns waiting and hand the text to `heard`."""
+    def peek(
+        self, track: str, samples: np.ndarray, heard: Heard, wanted: Wanted = lambda: True
+    ) -> None:
+        """Recognise `samples` ahead of the turns waiting and hand the text to `heard`, if it
+        is still `wanted` when the worker comes to it (a newer peek of the track replaces it)."""
         with self._lock:
-            self._peeks[track] = (samples, heard)
+            self._peeks[track] = (samples, heard, wanted)
             self._lock.notify_all()
 
     def wait_done(self, ticket: Ticket, timeout_s: float) -> bool:
@@ -206,7 +211,9 @@ class Recognition:
                 self._flush()
                 self._lock.notify_all()
 
-    def _peek(self, samples: np.ndarray, heard: Heard) -> None:
+    def _peek(self, samples: np.ndarray, heard: Heard, wanted: Wanted) -> None:
+        if not wanted():
+            return
         look = getattr(self.recogniser, "peek", self.recogniser.transcribe)
         try:
             result = look(samples, self._peek_prompt)

@@ -196,7 +196,7 @@ class Track:
             self._looks.heard(look, heard_text(text, confidence))
             signals.heard(self.name, end_ms, onset * ms, text, confidence)
 
-        self.recognition.peek(self.name, samples, heard)
+        self.recognition.peek(self.name, samples, heard, lambda: self._looks.wanted(look))
 
     def _cancelled(self, frame: np.ndarray) -> np.ndarray:
         """`frame` without the assistant's voice, when a reference is there to cancel with."""
