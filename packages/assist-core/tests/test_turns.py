@@ -60,11 +60,13 @@ def test_the_default_rules_are_the_specified_ones_in_whole_frames():
         "min_speech_ms": 250,
         "pre_roll_ms": 200,
         "lead_in_ms": 500,
+        "loud_lead_ms": 1000,
         "max_turn_ms": 15000,
         "cut_window_ms": 3000,
     }
     assert (RULES.start_frames, RULES.end_silence_frames, RULES.min_speech_frames) == (3, 19, 8)
     assert (RULES.pre_roll_frames, RULES.max_turn_frames, RULES.cut_window_frames) == (7, 468, 93)
+    assert (RULES.lead_in_frames, RULES.loud_lead_frames) == (15, 31)
 
 
 @pytest.mark.parametrize(
@@ -75,6 +77,7 @@ def test_the_default_rules_are_the_specified_ones_in_whole_frames():
         {"end_silence_ms": -32},
         {"min_speech_ms": -1},
         {"lead_in_ms": -10},
+        {"loud_lead_ms": -1},
         {"start_prob": 1.5},
         {"end_prob": 0.6},
         {"cut_window_ms": 10},

@@ -109,6 +109,11 @@ class TwoStageSegmenter:
         self._held.append((prob, level))
         return self._judge_held()
 
+    def heard_loud(self, frame: int) -> None:
+        """A loud onset at `frame`: the next turn may lead in from it
+        (`TurnSegmenter.heard_loud`)."""
+        self._segmenter.heard_loud(frame)
+
     def edge(self, frame: int) -> None:
         """The assistant's playback starts or ends at `frame`, not yet fed: the turn in
         progress ends there (`TurnSegmenter.edge`). A question open then is answered before

@@ -31,6 +31,12 @@ nothing but silence before its own cut: it is not cut then, its silence joins no
 rest starts afresh where the cut would have been. `finish` ends the turn in progress at
 the end of the input, so nothing said is lost.
 
+The caller may also mark a *loud onset* (`heard_loud`, behaviour.md 16.3): a sound that may
+interrupt the assistant while it speaks. A turn confirmed within `loud_lead_ms` of it, with
+no turn started in between, leads in from it: the canceller can hold the rest of a first word
+at the room's floor until the VAD hears the next one, so the lead-in above stops short of it
+and the line loses it ("No, no, that's not it." written "No, that's not it.").
+
 The caller may also mark an *edge*, a frame where the assistant's own playback starts or
 ends (`edge`, behaviour.md 16.3): no turn spans it, so the assistant's voice and the user's
 words, or two of the assistant's lines, are never one line. A turn in progress there ends
@@ -85,6 +91,11 @@ starts a phrase can score under `start_prob` throughout: "No," of "No, keep it."
 a question scored 0.30-0.50, the turn began on "keep", its pre-roll stopped one frame after
 "No," ended, and `confirm` heard no answer (benchmarks/README.md). Half a second holds such
 a word and the gap after it; the pre-roll is kept before it."""
+LOUD_LEAD_MS = 1_000
+"""How long after a loud onset a confirmed turn still leads in from it. Through the PulseAudio
+room the VAD confirmed interruptions' speech 480 to 640 ms after the onset that paused the
+line, their first words cut off (benchmarks/README.md); a second holds that, and stays inside
+the looks of the hold (behaviour.md 16.3)."""
 MAX_TURN_MS = 15_000
 CUT_WINDOW_MS = 3_000
 """A turn longer than 15 s is cut, at the quietest frame of its last 3 s, so one
@@ -119,6 +130,7 @@ class TurnRules:
     min_speech_ms: int = attrs.field(default=MIN_SPEECH_MS, validator=_not_negative)
     pre_roll_ms: int = attrs.field(default=PRE_ROLL_MS, validator=_not_negative)
     lead_in_ms: int = attrs.field(default=LEAD_IN_MS, validator=_not_negative)
+    loud_lead_ms: int = attrs.field(default=LOUD_LEAD_MS, validator=_not_negative)
     max_turn_ms: int = attrs.field(default=MAX_TURN_MS, validator=_positive)
     cut_window_ms: int = attrs.field(default=CUT_WINDOW_MS, validator=_positive)
 
@@ -162,6 +174,10 @@ class TurnRules:
     @property
     def lead_in_frames(self) -> int:
         return self.lead_in_ms // self.frame_ms
+
+    @property
+    def loud_lead_frames(self) -> int:
+        return self.loud_lead_ms // self.frame_ms
 
 
 @attrs.frozen
@@ -252,6 +268,8 @@ class TurnSegmenter:
         """(level, not silence) of the last cut-window frames, for the cut."""
         self._edges: set[int] = set()
         """Frames still to come at which the assistant's playback starts or ends."""
+        self._loud: int | None = None
+        """The latest loud onset marked; one inside a turn that has ended is spent."""
 
     @property
     def in_speech(self) -> bool:
@@ -288,6 +306,11 @@ class TurnSegmenter:
             raise ValueError(f"edge at frame {frame}, but frames up to {self._next} are fed")
         self._edges.add(frame)
 
+    def heard_loud(self, frame: int) -> None:
+        """A loud onset at `frame`, fed or not: a turn confirmed within `loud_lead_ms` of it,
+        and starting after it, leads in from it (never from inside the turn before)."""
+        self._loud = frame
+
     def end_at_pause(self) -> list[TurnEvent]:
         """End the turn now at its pause, as if the end-of-turn silence were over (a turn
         model heard the phrase finish, behaviour.md 16.1). Only an announced pause ends
@@ -309,11 +332,18 @@ class TurnSegmenter:
         if self._run < self._rules.start_frames:
             return []
         onset = frame + 1 - self._run
-        start = max(self._floor, self._lead_in(onset, frame) - self._rules.pre_roll_frames)
+        start = max(self._floor, self._lead(onset, frame) - self._rules.pre_roll_frames)
         self._turn = _Turn(start, onset, self._run, self._rules.min_speech_frames)
         self._state = State.SPEAKING
         self._run = 0
         return [SpeechStarted(onset)]
+
+    def _lead(self, onset: int, newest: int) -> int:
+        """Where the turn confirmed at `onset` leads in from: a loud onset marked before its
+        lead-in, within `loud_lead_ms` and after the turn before, else its lead-in."""
+        lead, loud = self._lead_in(onset, newest), self._loud
+        earliest = max(self._floor, onset - self._rules.loud_lead_frames)
+        return loud if loud is not None and earliest <= loud < lead else lead
 
     def _lead_in(self, onset: int, newest: int) -> int:
         """The first frame of the near-speech leading into `onset` (itself when none): back
