@@ -16,6 +16,7 @@ from assist.listen.onsets import (
     HEARD_AFTER_MS,
     LOOK_AGAIN_LEVEL,
     Looks,
+    OnsetNeeds,
     Signals,
 )
 from assist.listen.recognition import Ticket
@@ -242,3 +243,61 @@ def test_speech_that_goes_on_or_a_sound_not_heard_is_looked_at_three_times(
 ) -> None:
     assert heard_after(tmp_path / "speech", 1.5, "Wait.") == list(HEARD_AFTER_MS)
     assert heard_after(tmp_path / "unheard", 0.25, "") == list(HEARD_AFTER_MS)
+
+
+class ClippedFirstWord(Source):
+    """An interruption as AEC3 leaves it: a first word's two loud frames, then eight frames
+    at the floor, then the rest of what is said, in quiet, in 0.1 s blocks."""
+
+    rate = RATE_HZ
+    frames = ((0, 20), (0.3, 2), (0, 8), (0.3, 30), (0, 60))
+
+    def blocks(self, stop: threading.Event) -> Iterator[np.ndarray]:
+        size = TurnRules().frame_ms * RATE_HZ // 1000
+        times = np.arange(size) / RATE_HZ
+        audio = np.concatenate(
+            [
+                level * np.sin(2 * np.pi * 220 * times)
+                for level, count in self.frames
+                for _ in range(count)
+            ]
+        )
+        pcm = np.round(audio * 32767).astype(np.int16)
+        for start in range(0, len(pcm), RATE_HZ // 10):
+            yield pcm[start : start + RATE_HZ // 10]
+
+
+class Turns(Hears):
+    """The recogniser, keeping where each turn handed to it starts."""
+
+    def __init__(self) -> None:
+        super().__init__("Wait, stop.")
+        self.starts_ms: list[int] = []
+
+    def submit(self, track: str, start_ms: int, end_ms: int, samples: np.ndarray) -> Ticket:
+        self.starts_ms.append(start_ms)
+        return super().submit(track, start_ms, end_ms, samples)
+
+
+def test_the_turn_after_a_loud_onset_keeps_the_first_word_the_canceller_clipped(
+    tmp_path: Path,
+) -> None:
+    """The canceller's onset takes two loud frames where the VAD's turn takes three: the loud
+    onset at the first word, the turn at the second. The turn leads in from the onset, with its
+    pre-roll: through the PulseAudio room "No, no, that's not it." was written without its
+    first "No," and "Yeah, but what about Friday?" without its "Yeah,"."""
+    recogniser = Turns()
+    track = Track(
+        "room",
+        ClippedFirstWord(),
+        TrackFiles(tmp_path, "room", RATE_HZ),
+        recogniser,  # type: ignore[arg-type]
+        TurnRules(),
+        signals=Signals(io.StringIO()),
+    )
+    track._vad = LoudIsSpeech()  # type: ignore[assignment]
+    track._onset_needs = lambda: OnsetNeeds(frames=2)  # type: ignore[method-assign]
+    track.run(threading.Event())
+    assert track.error is None
+    rules = TurnRules()
+    assert set(recogniser.starts_ms) == {(20 - rules.pre_roll_frames) * rules.frame_ms}

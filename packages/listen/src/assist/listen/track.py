@@ -168,8 +168,10 @@ class Track:
 
     def _listen_after(self, onset: int) -> None:
         """A loud onset: recognise the speech since it `HEARD_AFTER_MS` in, when a server
-        may hold a line paused for it. An onset while the looks of one before are still to
-        come changes nothing: they take in its speech, from the onset that paused the line."""
+        may hold a line paused for it, and let the turn that follows lead in from it (the
+        canceller may have held the rest of the first word at the floor). An onset while the
+        looks of one before are still to come changes nothing: they take in its speech, from
+        the onset that paused the line."""
         assert self._signals is not None
         if self._looks.to_come:
             return
@@ -179,6 +181,7 @@ class Track:
             return
         self._heard_onset = onset
         self._looks.start(onset)
+        self._segmenter.heard_loud(onset)
 
     def _peek(self, level: float) -> None:
         """Hand the recogniser the speech since the onset, when a look is due and taken
