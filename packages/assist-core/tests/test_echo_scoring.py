@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import attrs
 from assist.core.echo_scoring import (
     GOES_ON,
+    HANDED,
     KINDS,
     OWN_WORDS,
     SILENT,
@@ -14,6 +16,7 @@ from assist.core.echo_scoring import (
     own_line,
     score_echo,
 )
+from assist.core.words import scored_words
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -100,6 +103,28 @@ def test_an_answer_is_lost_exactly_when_confirm_gave_another(trial: Trial) -> No
     assert judge(trial).answer_lost == (trial.kind == "answer" and trial.answered != trial.wanted)
 
 
+@given(trials)
+def test_words_are_lost_only_of_answers_and_interruptions_and_none_once_all_are_handed_over(
+    trial: Trial,
+) -> None:
+    judged = judge(trial)
+    assert 0 <= judged.words_lost <= judged.words_said
+    if trial.kind not in HANDED:
+        assert judged.words_said == judged.words_lost == 0
+    else:
+        assert judged.words_said == len(scored_words(trial.person))
+        handed = attrs.evolve(trial, heard=(*trial.heard, trial.person))
+        assert judge(handed).words_lost == 0
+        if not trial.heard:
+            assert judged.words_lost == judged.words_said
+
+
+def test_an_interruption_handed_over_without_its_first_word_lost_one() -> None:
+    trial = Trial("interruption", ("Tokyo is late.",), person="No, no, that's not it.")
+    assert judge(attrs.evolve(trial, heard=("No, that's not it.",))).words_lost == 1
+    assert judge(attrs.evolve(trial, heard=("No, no,", "that's not it."))).words_lost == 0
+
+
 @given(st.lists(trials, max_size=12))
 def test_each_kind_counts_its_own_trials_and_the_totals_add_up(given_trials: list[Trial]) -> None:
     score = score_echo(given_trials)
@@ -108,6 +133,7 @@ def test_each_kind_counts_its_own_trials_and_the_totals_add_up(given_trials: lis
     ]
     assert score.total("trials") == len(given_trials)
     assert score.total("own_lines") == sum(judge(trial).own_lines for trial in given_trials)
+    assert score.total("words_lost") == sum(judge(trial).words_lost for trial in given_trials)
     for kind in score.kinds:
         assert 0 <= kind.resumed <= kind.paused <= kind.trials
         assert kind.went_on + kind.stopped == kind.trials

@@ -3,7 +3,13 @@ words."""
 
 from __future__ import annotations
 
-from assist.core.words import normalise_words, word_error_rate, word_errors
+from assist.core.words import (
+    kept_words,
+    normalise_words,
+    scored_words,
+    word_error_rate,
+    word_errors,
+)
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -54,3 +60,21 @@ def test_digits_and_the_words_read_off_them_have_no_word_errors(number):
 
     assert read_numbers([str(number)]) == [str(number)]
     assert word_errors(f"call {number} now", f"call {number:,} now") == 0
+
+
+def test_the_words_kept_are_those_heard_in_the_order_said() -> None:
+    assert kept_words("No, no, that's not it.", "No, that's not it.") == 4
+    assert kept_words("Yeah, but what about Friday?", "But what about Friday?") == 4
+    assert kept_words("stop there please", "please stop") == 1
+    assert kept_words("Wait.", "") == 0
+
+
+@given(st.text(), st.text(), st.text())
+def test_words_kept_are_bounded_never_fewer_with_more_heard_and_all_of_the_same_words(
+    ref, hyp, more
+):
+    kept = kept_words(ref, hyp)
+    assert 0 <= kept <= min(len(scored_words(ref)), len(scored_words(hyp)))
+    assert kept_words(ref, f"{hyp} {more}") >= kept <= kept_words(ref, f"{more} {hyp}")
+    assert kept_words(ref, ref) == len(scored_words(ref))
+    assert word_errors(ref, hyp) >= len(scored_words(ref)) - kept

@@ -21,6 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from assist.core.echo_scoring import HANDED
+from assist.core.words import kept_words, scored_words
 
 EVAL = [str(Path(sys.executable).parent / "assist"), "eval"]
 KINDS = ["echo", "back_to_back", "answer", "cough", "backchannel", "interruption"]
@@ -103,6 +105,10 @@ def test_the_figures_count_the_trials_they_summarise(evaluated: dict[str, Any]) 
         assert row["answers_lost"] == int(
             row["kind"] == "answer" and trial["answered"] != trial["wanted"]
         )
+        heard = " ".join(line["text"] for line in trial["heard"])
+        said = len(scored_words(trial["person"])) if row["kind"] in HANDED else 0
+        assert row["words_said"] == said
+        assert row["words_lost"] == (said and said - kept_words(trial["person"], heard))
         if row["kind"] in ("echo", "back_to_back"):
             assert row["own_lines"] == len(trial["heard"]), "nobody else spoke"
         if trial["to_pause_ms"] is not None:

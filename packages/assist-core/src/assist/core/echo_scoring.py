@@ -17,6 +17,9 @@ to:
 - **A false stop**: a line stopped where the person did not interrupt (a cough, a
   backchannel, the echo alone). **A missed interruption**: the person interrupted and the
   line went on to its end.
+- **Words lost**: of an answer or an interruption, whose words are for the agent, the words
+  said that the lines handed over do not hold in order ("No, no, that's not it." handed over
+  as "No, that's not it." lost one).
 - **Resumed**: after a cough or a backchannel, the line paused and then went on.
 - **Pause latency**: the sound's first sample to the line paused, over the trials that
   paused; p50 and p95 as `turn_scoring.percentile`.
@@ -32,7 +35,7 @@ from typing import Literal
 import attrs
 from assist.core.numbers import read_numbers
 from assist.core.turn_scoring import percentile
-from assist.core.words import normalise_words
+from assist.core.words import kept_words, normalise_words, scored_words
 
 Kind = Literal["echo", "back_to_back", "answer", "cough", "backchannel", "interruption"]
 KINDS: tuple[Kind, ...] = ("echo", "back_to_back", "answer", "cough", "backchannel", "interruption")
@@ -42,6 +45,8 @@ GOES_ON: frozenset[Kind] = frozenset({"cough", "backchannel"})
 """Sounds over which the line should pause, at most, and go on."""
 STOPS: frozenset[Kind] = frozenset({"interruption"})
 """Sounds for which the line should stop."""
+HANDED: frozenset[Kind] = frozenset({"answer", "interruption"})
+"""Sounds whose words are for the agent: a word of them the lines handed over miss is lost."""
 OWN_WORDS = 2
 """A line holds the assistant's voice when this many of its words are its words alone: one
 could be a word a misheard person happens to share with it."""
@@ -92,12 +97,19 @@ class Judged:
     false_stop: bool
     missed: bool
     resumed: bool
+    words_said: int
+    words_lost: int
 
 
 def judge(trial: Trial) -> Judged:
+    handed = trial.kind in HANDED
+    said = len(scored_words(trial.person)) if handed else 0
+    kept = kept_words(trial.person, " ".join(trial.heard)) if handed else 0
     return Judged(
         trial=trial,
         own_lines=sum(own_line(line, trial) for line in trial.heard),
+        words_said=said,
+        words_lost=said - kept,
         answer_lost=trial.kind == "answer" and trial.answered != trial.wanted,
         false_stop=trial.stopped and trial.kind not in STOPS,
         missed=trial.kind in STOPS and not trial.stopped,
@@ -118,6 +130,8 @@ class KindScore:
     stopped: int
     false_stops: int
     missed: int
+    words_said: int
+    words_lost: int
     to_pause_s: tuple[float, ...]
 
     @property
@@ -146,6 +160,8 @@ def score_kind(kind: Kind, judged: Sequence[Judged]) -> KindScore:
         stopped=sum(one.trial.stopped for one in mine),
         false_stops=sum(one.false_stop for one in mine),
         missed=sum(one.missed for one in mine),
+        words_said=sum(one.words_said for one in mine),
+        words_lost=sum(one.words_lost for one in mine),
         to_pause_s=tuple(
             one.trial.to_pause_s
             for one in mine

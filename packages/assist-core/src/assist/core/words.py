@@ -67,3 +67,17 @@ def word_errors(reference: str, hypothesis: str) -> int:
             )
         previous = current
     return previous[-1]
+
+
+def kept_words(reference: str, hypothesis: str) -> int:
+    """How many of the reference's words the hypothesis holds in the same order (their longest
+    common subsequence), both read as `scored_words`: the words said that were heard."""
+    expected, heard = scored_words(reference), scored_words(hypothesis)
+    previous = [0] * (len(heard) + 1)
+    for word in expected:
+        current = [0]
+        for column, other in enumerate(heard, start=1):
+            matched = previous[column - 1] + 1 if word == other else 0
+            current.append(max(previous[column], current[column - 1], matched))
+        previous = current
+    return previous[-1]

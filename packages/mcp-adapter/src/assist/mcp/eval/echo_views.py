@@ -1,17 +1,17 @@
 """The figures `assist eval --echo-set` shows, in one place for the table, the JSON and the report.
 
 A row is one kind of trial in one room: how many trials, lines of the assistant's own voice
-handed to the agent, answers lost, lines paused, resumed and stopped, false stops, missed
-interruptions, and the sound's first sample → the line paused (p50, p95). A figure that
-cannot happen for a kind (an interruption resuming, a reply with nobody speaking missed) is
-shown as a dash.
+handed to the agent, answers lost, the person's words lost (of answers and interruptions),
+lines paused, resumed and stopped, false stops, missed interruptions, and the sound's first
+sample → the line paused (p50, p95). A figure that cannot happen for a kind (an interruption
+resuming, a reply with nobody speaking missed) is shown as a dash.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from assist.core.echo_scoring import GOES_ON, SILENT, STOPS, Kind, KindScore, own_line
+from assist.core.echo_scoring import GOES_ON, HANDED, SILENT, STOPS, Kind, KindScore, own_line
 from assist.mcp.eval.echo import PlaceResult, TrialRun
 from assist.mcp.eval.echo_sets import ANSWER_AFTER_S
 
@@ -21,6 +21,7 @@ HEADINGS: tuple[str, ...] = (
     "Trials",
     "Own voice → agent",
     "Answers lost",
+    "Words lost",
     "Paused",
     "Resumed",
     "Stopped",
@@ -58,6 +59,7 @@ def cells(result: PlaceResult, kind: KindScore) -> list[str]:
         str(trials),
         str(kind.own_lines),
         of(kind.answers_lost, kind.kind == "answer"),
+        f"{kind.words_lost} of {kind.words_said}" if kind.kind in HANDED else "–",
         of(kind.paused),
         of(kind.resumed, kind.kind in GOES_ON),
         of(kind.stopped),
@@ -78,6 +80,8 @@ def summary_view(result: PlaceResult) -> list[dict[str, Any]]:
             "trials": kind.trials,
             "own_lines": kind.own_lines,
             "answers_lost": kind.answers_lost,
+            "words_said": kind.words_said,
+            "words_lost": kind.words_lost,
             "paused": kind.paused,
             "resumed": kind.resumed,
             "stopped": kind.stopped,
