@@ -31,11 +31,12 @@ nothing but silence before its own cut: it is not cut then, its silence joins no
 rest starts afresh where the cut would have been. `finish` ends the turn in progress at
 the end of the input, so nothing said is lost.
 
-The caller may also mark a *loud onset* (`heard_loud`, behaviour.md 16.3): a sound that may
-interrupt the assistant while it speaks. A turn confirmed within `loud_lead_ms` of it, with
-no turn started in between, leads in from it: the canceller can hold the rest of a first word
-at the room's floor until the VAD hears the next one, so the lead-in above stops short of it
-and the line loses it ("No, no, that's not it." written "No, that's not it.").
+The caller may also mark a *loud onset* (`heard_loud`, behaviour.md 12.3): a sound that may
+interrupt the assistant while it speaks. A turn whose speech starts within `loud_lead_ms` after
+it, and after the turn before, leads in from it (from the earliest such onset): the canceller
+can hold the rest of a first word at the room's floor until the VAD hears the next one, so the
+lead-in above stops short of it and the line loses it ("No, no, that's not it." written "No,
+that's not it."). Onsets are taken by the frames they name, whenever they are told.
 
 The caller may also mark an *edge*, a frame where the assistant's own playback starts or
 ends (`edge`, behaviour.md 16.3): no turn spans it, so the assistant's voice and the user's
@@ -58,7 +59,7 @@ never costs a recognition.
 
 Durations become whole frames rounding towards the safe side: the start, end-of-turn
 silence, least speech and pre-roll are rounded up (at least that long), the longest turn,
-the cut window and the lead-in down (never longer).
+the cut window, the lead-in and the lead from a loud onset down (never longer).
 """
 
 from __future__ import annotations
@@ -92,10 +93,10 @@ a question scored 0.30-0.50, the turn began on "keep", its pre-roll stopped one 
 "No," ended, and `confirm` heard no answer (benchmarks/README.md). Half a second holds such
 a word and the gap after it; the pre-roll is kept before it."""
 LOUD_LEAD_MS = 1_000
-"""How long after a loud onset a confirmed turn still leads in from it. Through the PulseAudio
-room the VAD confirmed interruptions' speech 480 to 640 ms after the onset that paused the
-line, their first words cut off (benchmarks/README.md); a second holds that, and stays inside
-the looks of the hold (behaviour.md 16.3)."""
+"""How long after a loud onset a turn's speech may start and the turn still lead in from it.
+Through the PulseAudio room the turns of interruptions that lost their first word led in
+from near-speech up to 640 ms after the onset that paused the line (benchmarks/README.md); a
+second holds that."""
 MAX_TURN_MS = 15_000
 CUT_WINDOW_MS = 3_000
 """A turn longer than 15 s is cut, at the quietest frame of its last 3 s, so one
@@ -268,8 +269,9 @@ class TurnSegmenter:
         """(level, not silence) of the last cut-window frames, for the cut."""
         self._edges: set[int] = set()
         """Frames still to come at which the assistant's playback starts or ends."""
-        self._loud: int | None = None
-        """The latest loud onset marked; one inside a turn that has ended is spent."""
+        self._louds: list[int] = []
+        """Loud onsets marked and not yet spent: each is spent once a turn starts with it fed,
+        whether it led that turn in or was too old, or inside it."""
 
     @property
     def in_speech(self) -> bool:
@@ -307,9 +309,9 @@ class TurnSegmenter:
         self._edges.add(frame)
 
     def heard_loud(self, frame: int) -> None:
-        """A loud onset at `frame`, fed or not: a turn confirmed within `loud_lead_ms` of it,
-        and starting after it, leads in from it (never from inside the turn before)."""
-        self._loud = frame
+        """A loud onset at `frame`, fed or not: a turn whose speech starts within
+        `loud_lead_ms` after it leads in from it (never from inside the turn before)."""
+        self._louds.append(frame)
 
     def end_at_pause(self) -> list[TurnEvent]:
         """End the turn now at its pause, as if the end-of-turn silence were over (a turn
@@ -339,11 +341,14 @@ class TurnSegmenter:
         return [SpeechStarted(onset)]
 
     def _lead(self, onset: int, newest: int) -> int:
-        """Where the turn confirmed at `onset` leads in from: a loud onset marked before its
-        lead-in, within `loud_lead_ms` and after the turn before, else its lead-in."""
-        lead, loud = self._lead_in(onset, newest), self._loud
+        """Where the turn confirmed at `onset` leads in from: the earliest loud onset marked
+        before its lead-in, within `loud_lead_ms` and after the turn before, else its lead-in.
+        The onsets fed by now are spent."""
+        lead = self._lead_in(onset, newest)
         earliest = max(self._floor, onset - self._rules.loud_lead_frames)
-        return loud if loud is not None and earliest <= loud < lead else lead
+        reached = [loud for loud in self._louds if earliest <= loud < lead]
+        self._louds = [loud for loud in self._louds if loud > newest]
+        return min(reached, default=lead)
 
     def _lead_in(self, onset: int, newest: int) -> int:
         """The first frame of the near-speech leading into `onset` (itself when none): back
