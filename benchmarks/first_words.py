@@ -38,11 +38,11 @@ def lines_heard(path: Path) -> None:
         if trial["kind"] != "interruption":
             continue
         words = scored_words(trial["person"])
-        heard = " ".join(line["text"] for line in trial["heard"])
+        heard = [line["text"] for line in trial["heard"]]
         trials += 1
         said += len(words)
         lost += len(words) - kept_words(trial["person"], heard)
-        first += scored_words(heard)[:1] == words[:1]
+        first += scored_words(" ".join(heard))[:1] == words[:1]
     print(
         f"{path}: {trials} interruptions, words lost {lost} of {said}, first word kept in {first}"
     )
@@ -104,7 +104,7 @@ def replay(paths: list[Path]) -> None:
             words[kind] += len(scored_words(trial["person"]))
             for way, text in (("cut", cut), ("led", from_onset)):
                 lost[kind, way] += len(scored_words(trial["person"])) - kept_words(
-                    trial["person"], text
+                    trial["person"], [text]
                 )
             print(
                 f"{kind:12} {start - onset:+5d} ms {trial['person']!r:32} {cut!r:36} {from_onset!r}"

@@ -63,18 +63,31 @@ def test_digits_and_the_words_read_off_them_have_no_word_errors(number):
 
 
 def test_the_words_kept_are_those_heard_in_the_order_said() -> None:
-    assert kept_words("No, no, that's not it.", "No, that's not it.") == 4
-    assert kept_words("Yeah, but what about Friday?", "But what about Friday?") == 4
-    assert kept_words("stop there please", "please stop") == 1
-    assert kept_words("Wait.", "") == 0
+    assert kept_words("No, no, that's not it.", ["No, that's not it."]) == 4
+    assert kept_words("Yeah, but what about Friday?", ["But what about Friday?"]) == 4
+    assert kept_words("stop there please", ["please", "stop"]) == 1
+    assert kept_words("Wait.", []) == 0
 
 
-@given(st.text(), st.text(), st.text())
-def test_words_kept_are_bounded_never_fewer_with_more_heard_and_all_of_the_same_words(
-    ref, hyp, more
-):
-    kept = kept_words(ref, hyp)
-    assert 0 <= kept <= min(len(scored_words(ref)), len(scored_words(hyp)))
-    assert kept_words(ref, f"{hyp} {more}") >= kept <= kept_words(ref, f"{more} {hyp}")
-    assert kept_words(ref, ref) == len(scored_words(ref))
-    assert word_errors(ref, hyp) >= len(scored_words(ref)) - kept
+def test_a_number_never_runs_across_two_lines() -> None:
+    assert kept_words("nine", ["twenty", "nine"]) == 1
+    assert kept_words("twenty nine", ["twenty nine"]) == 1  # one number, one word
+    assert kept_words("one", ["one hundred"]) == 0
+
+
+NUMBER_WORDS = st.lists(
+    st.sampled_from(["one", "twenty", "nine", "hundred", "and", "stop", "no", "1,000", "-"]),
+    max_size=6,
+).map(" ".join)
+
+
+@given(st.one_of(st.text(), NUMBER_WORDS), st.lists(st.one_of(st.text(), NUMBER_WORDS)))
+def test_words_kept_are_bounded_never_fewer_with_another_line_and_all_of_a_line_said(said, lines):
+    kept = kept_words(said, lines)
+    heard = sum(len(scored_words(line)) for line in lines)
+    assert 0 <= kept <= min(len(scored_words(said)), heard)
+    assert kept_words(said, [*lines, said]) == len(scored_words(said))
+    for more in (said, *lines):
+        assert kept_words(said, [*lines, more]) >= kept <= kept_words(said, [more, *lines])
+    for line in lines:  # a word said and not kept is a word error
+        assert word_errors(said, line) >= len(scored_words(said)) - kept_words(said, [line])

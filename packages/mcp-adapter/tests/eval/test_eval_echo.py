@@ -105,7 +105,7 @@ def test_the_figures_count_the_trials_they_summarise(evaluated: dict[str, Any]) 
         assert row["answers_lost"] == int(
             row["kind"] == "answer" and trial["answered"] != trial["wanted"]
         )
-        heard = " ".join(line["text"] for line in trial["heard"])
+        heard = [line["text"] for line in trial["heard"]]
         said = len(scored_words(trial["person"])) if row["kind"] in HANDED else 0
         assert row["words_said"] == said
         assert row["words_lost"] == (said and said - kept_words(trial["person"], heard))

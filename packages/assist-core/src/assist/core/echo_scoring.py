@@ -104,7 +104,7 @@ class Judged:
 def judge(trial: Trial) -> Judged:
     handed = trial.kind in HANDED
     said = len(scored_words(trial.person)) if handed else 0
-    kept = kept_words(trial.person, " ".join(trial.heard)) if handed else 0
+    kept = kept_words(trial.person, trial.heard) if handed else 0
     return Judged(
         trial=trial,
         own_lines=sum(own_line(line, trial) for line in trial.heard),

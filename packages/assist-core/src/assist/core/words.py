@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import string
 import unicodedata
+from collections.abc import Sequence
 
 from assist.core.numbers import joined_groups, read_numbers
 
@@ -69,10 +70,12 @@ def word_errors(reference: str, hypothesis: str) -> int:
     return previous[-1]
 
 
-def kept_words(reference: str, hypothesis: str) -> int:
-    """How many of the reference's words the hypothesis holds in the same order (their longest
-    common subsequence), both read as `scored_words`: the words said that were heard."""
-    expected, heard = scored_words(reference), scored_words(hypothesis)
+def kept_words(said: str, lines: Sequence[str]) -> int:
+    """How many of the words said the lines hold in the order said (their longest common
+    subsequence), each read as `scored_words` on its own, so that no number runs across two
+    lines: the words said that were heard."""
+    expected = scored_words(said)
+    heard = [word for line in lines for word in scored_words(line)]
     previous = [0] * (len(heard) + 1)
     for word in expected:
         current = [0]
