@@ -1,6 +1,6 @@
-"""A turn confirmed soon after a loud onset leads in from it (behaviour.md 16.3): the canceller
-can hold the rest of an interruption's first word at the room's floor, so the VAD confirms the
-speech only at the next word and the line would begin without the first."""
+"""A turn whose speech starts soon after a loud onset leads in from it (behaviour.md 12.3): the
+canceller can hold the rest of an interruption's first word at the room's floor, so the VAD
+hears speech only at the next word and the line would begin without the first."""
 
 from __future__ import annotations
 
@@ -15,15 +15,7 @@ from assist.core.turns import (
 )
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from test_turns import inputs, turns_of
-
-SPEECH, MURMUR, SILENCE = 0.9, 0.4, 0.05
-RULES = TurnRules()
-PRE = RULES.pre_roll_frames
-
-
-def frames(*runs: tuple[float, int]) -> list[float]:
-    return [prob for prob, count in runs for _ in range(count)]
+from test_turns import MURMUR, PRE, RULES, SILENCE, SPEECH, frames, inputs, turns_of
 
 
 def run(rules, probs, levels=None, marks=(), edges=()) -> list[tuple[int | None, TurnEvent]]:
