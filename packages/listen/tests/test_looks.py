@@ -201,23 +201,32 @@ class LoudIsSpeech:
         return 0.9 if float(np.sqrt(np.mean(np.square(frame)))) > 0.05 else 0.0
 
 
+def run_track(
+    folder: Path, source: Source, recogniser: Hears, out: io.StringIO, needs: OnsetNeeds
+) -> None:
+    """Run a track over `source` to its end, the VAD hearing speech where it is loud, a loud
+    onset needing what `needs` asks (as a canceller's would), its signals written to `out`."""
+    track = Track(
+        "room",
+        source,
+        TrackFiles(folder, "room", RATE_HZ),
+        recogniser,  # type: ignore[arg-type]
+        TurnRules(),
+        signals=Signals(out),
+    )
+    track._vad = LoudIsSpeech()  # type: ignore[assignment]
+    track._onset_needs = lambda: needs  # type: ignore[method-assign]
+    track.run(threading.Event())
+    assert track.error is None
+
+
 def heard_after(tmp_path: Path, loud_s: float, text: str, late: bool = False) -> list[int]:
     """The `heard` signals of a burst `loud_s` long that each look hears as `text` (`late`:
     only once the track has run): how long after the onset each was taken, in ms."""
     tmp_path.mkdir()
     out = io.StringIO()
     recogniser = Later(text) if late else Hears(text)
-    track = Track(
-        "room",
-        Burst(loud_s),
-        TrackFiles(tmp_path, "room", RATE_HZ),
-        recogniser,  # type: ignore[arg-type]
-        TurnRules(),
-        signals=Signals(out),
-    )
-    track._vad = LoudIsSpeech()  # type: ignore[assignment]
-    track.run(threading.Event())
-    assert track.error is None
+    run_track(tmp_path, Burst(loud_s), recogniser, out, OnsetNeeds())
     if isinstance(recogniser, Later):
         assert len(recogniser.waiting) == len(HEARD_AFTER_MS)  # none was back when due
         recogniser.catch_up()
@@ -287,17 +296,6 @@ def test_the_turn_after_a_loud_onset_keeps_the_first_word_the_canceller_clipped(
     pre-roll: through the PulseAudio room "No, no, that's not it." was written without its
     first "No," and "Yeah, but what about Friday?" without its "Yeah,"."""
     recogniser = Turns()
-    track = Track(
-        "room",
-        ClippedFirstWord(),
-        TrackFiles(tmp_path, "room", RATE_HZ),
-        recogniser,  # type: ignore[arg-type]
-        TurnRules(),
-        signals=Signals(io.StringIO()),
-    )
-    track._vad = LoudIsSpeech()  # type: ignore[assignment]
-    track._onset_needs = lambda: OnsetNeeds(frames=2)  # type: ignore[method-assign]
-    track.run(threading.Event())
-    assert track.error is None
+    run_track(tmp_path, ClippedFirstWord(), recogniser, io.StringIO(), OnsetNeeds(frames=2))
     rules = TurnRules()
     assert set(recogniser.starts_ms) == {(20 - rules.pre_roll_frames) * rules.frame_ms}
