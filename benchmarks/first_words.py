@@ -21,59 +21,47 @@ from __future__ import annotations
 import json
 import sys
 import wave
-from collections import Counter, defaultdict
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+from assist.core.echo_scoring import Trial, judge
 from assist.core.turns import TurnRules
-from assist.core.words import kept_words, scored_words
+from assist.core.words import scored_words
+
+sys.path.insert(0, str(Path(__file__).parent))
+from peek_windows import paused_trials
 
 
 def lines_heard(path: Path) -> None:
-    """Words lost and first words kept of the interruptions' lines in one set."""
+    """Words lost (`echo_scoring.judge`) and first words kept of the interruptions' lines."""
     report = json.loads(path.read_text())
     lost = said = first = trials = 0
-    for trial in report["trials"]:
-        if trial["kind"] != "interruption":
+    for run in report["trials"]:
+        if run["kind"] != "interruption":
             continue
-        words = scored_words(trial["person"])
-        heard = [line["text"] for line in trial["heard"]]
+        heard = tuple(line["text"] for line in run["heard"])
+        judged = judge(Trial("interruption", tuple(run["said"]), run["person"], heard))
         trials += 1
-        said += len(words)
-        lost += len(words) - kept_words(trial["person"], heard)
-        first += scored_words(" ".join(heard))[:1] == words[:1]
+        said += judged.words_said
+        lost += judged.words_lost
+        first += scored_words(" ".join(heard))[:1] == scored_words(run["person"])[:1]
     print(
         f"{path}: {trials} interruptions, words lost {lost} of {said}, first word kept in {first}"
     )
 
 
-def turns_after_onsets(path: Path) -> list[tuple[dict[str, Any], Path, int, dict, int]]:
+def turns_after_onsets(path: Path) -> list[tuple[dict[str, Any], Path, int, dict[str, Any], int]]:
     """(trial, room.wav, onset ms, its line, the end of the line before) of every paused
-    trial whose line is found, matched in order to its session's `paused` entries."""
-    report = json.loads(path.read_text())
-    trials: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for trial in report["trials"]:
-        if trial["paused"]:
-            trials[trial["session"]].append(trial)
+    trial (`peek_windows.paused_trials`) whose line is found near its onset."""
     found = []
-    for session, paused in trials.items():
-        folder = Path(session)
-        log = [json.loads(line) for line in (folder / "assistant.jsonl").open()]
-        onsets = [entry["heard_ms"] for entry in log if entry.get("event") == "paused"]
-        if len(onsets) != len(paused):
-            print(f"{folder.name}: {len(onsets)} pauses for {len(paused)} trials, left out")
-            continue
-        lines = [json.loads(line) for line in (folder / "raw.jsonl").open()]
-        for trial, onset in zip(paused, onsets, strict=True):
-            near = [
-                i
-                for i, line in enumerate(lines)
-                if onset - 1000 <= line["start_ms"] <= onset + 1500
-            ]
-            if near:
-                before = lines[near[0] - 1]["end_ms"] if near[0] else 0
-                found.append((trial, folder / "audio" / "room.wav", onset, lines[near[0]], before))
+    for trial, wav, onset in paused_trials(path):
+        lines = [json.loads(line) for line in (wav.parent.parent / "raw.jsonl").open()]
+        near = [i for i, line in enumerate(lines) if -1000 <= line["start_ms"] - onset <= 1500]
+        if near:
+            before = lines[near[0] - 1]["end_ms"] if near[0] else 0
+            found.append((trial, wav, onset, lines[near[0]], before))
     return found
 
 
@@ -101,11 +89,10 @@ def replay(paths: list[Path]) -> None:
                 recogniser.transcribe(audio[led * 16 : end * 16]).text if led < start else cut
             )
             moved[kind] += led < start
-            words[kind] += len(scored_words(trial["person"]))
             for way, text in (("cut", cut), ("led", from_onset)):
-                lost[kind, way] += len(scored_words(trial["person"])) - kept_words(
-                    trial["person"], [text]
-                )
+                judged = judge(Trial(kind, (), trial["person"], (text,)))
+                lost[kind, way] += judged.words_lost
+            words[kind] += judged.words_said
             print(
                 f"{kind:12} {start - onset:+5d} ms {trial['person']!r:32} {cut!r:36} {from_onset!r}"
             )

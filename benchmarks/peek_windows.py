@@ -38,25 +38,30 @@ import numpy as np
 KINDS = ("cough", "backchannel", "interruption")
 
 
-def pauses(eval_json: Path) -> list[tuple[str, Path, int]]:
-    """(kind, room.wav, onset ms) of every paused trial, matched in order to the `paused`
+def paused_trials(eval_json: Path) -> list[tuple[dict[str, Any], Path, int]]:
+    """(trial, room.wav, onset ms) of every paused trial, matched in order to the `paused`
     entries of its session's log; a session whose counts differ is left out, said why."""
     report = json.loads(eval_json.read_text())
-    trials: dict[str, list[str]] = defaultdict(list)
+    trials: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for trial in report["trials"]:
         if trial["kind"] in KINDS and trial["paused"]:
-            trials[trial["session"]].append(trial["kind"])
+            trials[trial["session"]].append(trial)
     found = []
-    for session, kinds in trials.items():
+    for session, paused in trials.items():
         folder = Path(session)
         log = [json.loads(line) for line in (folder / "assistant.jsonl").open()]
         onsets = [entry["heard_ms"] for entry in log if entry.get("event") == "paused"]
-        if len(onsets) != len(kinds):
-            print(f"{folder.name}: {len(onsets)} pauses for {len(kinds)} trials, left out")
+        if len(onsets) != len(paused):
+            print(f"{folder.name}: {len(onsets)} pauses for {len(paused)} trials, left out")
             continue
         wav = folder / "audio" / "room.wav"
-        found += [(kind, wav, at) for kind, at in zip(kinds, onsets, strict=True)]
+        found += [(trial, wav, at) for trial, at in zip(paused, onsets, strict=True)]
     return found
+
+
+def pauses(eval_json: Path) -> list[tuple[str, Path, int]]:
+    """(kind, room.wav, onset ms) of every paused trial (`paused_trials`)."""
+    return [(trial["kind"], wav, at) for trial, wav, at in paused_trials(eval_json)]
 
 
 def main(eval_json: Path) -> None:
